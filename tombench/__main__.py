@@ -1,0 +1,3 @@
+from tombench.cli import run
+
+run()

@@ -1,0 +1,7 @@
+"""Inspect AI entry point: importing this module registers every tombench task and model provider.
+
+Keep it light: it is imported by every `inspect` command. Heavy libraries (torch, vllm, datasets) are imported
+inside task functions, never here.
+"""
+
+# ruff: noqa: F401

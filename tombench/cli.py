@@ -1,0 +1,62 @@
+"""The `tombench` command.
+
+Sub-commands live in their own modules and are imported only when invoked, so `tombench --help` stays fast and a
+missing optional dependency of one command never breaks another. To add a command, add one line to `_COMMANDS`.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+import click
+
+from tombench import __version__
+
+#: command name -> ("module:attribute" of a click command or group, one-line help shown by `tombench --help`)
+_COMMANDS: dict[str, tuple[str, str]] = {
+    "stats": ("tombench.commands.stats:stats", "Statistics of random stories (paper Tables 7-9)."),
+}
+
+
+class UserError(click.ClickException):
+    """An error the user can fix: printed as one line, exit code 2, no traceback."""
+
+    exit_code = 2
+
+    def show(self, file=None) -> None:  # noqa: ANN001 - click's signature
+        click.echo(f"error: {self.format_message()}", err=True, file=file)
+
+
+class _LazyGroup(click.Group):
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(_COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        entry = _COMMANDS.get(cmd_name)
+        if entry is None:
+            return None
+        module_name, _, attr = entry[0].partition(":")
+        module = importlib.import_module(module_name)
+        return getattr(module, attr)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        # Listing commands must not import them (that is the point of the lazy group).
+        rows = [(name, help_) for name, (_, help_) in sorted(_COMMANDS.items())]
+        if rows:
+            with formatter.section("Commands"):
+                formatter.write_dl(rows)
+
+
+@click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="tombench")
+def main() -> None:
+    """tombench: theory-of-mind benchmarks, adversarial story search and leaderboards."""
+
+
+def run() -> None:  # pragma: no cover - thin wrapper for `python -m tombench`
+    try:
+        main(standalone_mode=True)
+    except KeyboardInterrupt:
+        click.echo("interrupted", err=True)
+        sys.exit(130)

@@ -1,0 +1,1 @@
+"""Sub-commands of the `tombench` CLI, one module each (see `tombench.cli._COMMANDS`)."""

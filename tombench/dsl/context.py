@@ -1,0 +1,199 @@
+"""Story contexts: the named entities a story may use (semantics §1).
+
+A context is what an LLM samples in the paper (names, rooms, an object, opaque containers, chit-chat topics and
+object-state changes sorted into visible and invisible classes). The DSL only needs it as plain, validated data:
+this module normalises names (lower case, no leading article) and rejects contexts the tracker could not label
+reliably (a property used with both visibilities, duplicate names, a state value that does not read as a predicate).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+__all__ = ["Context", "ContextError", "StateChange", "DEFAULT_CONTEXT", "normalise_noun"]
+
+_ARTICLE = re.compile(r"^(the|a|an)\s+", re.IGNORECASE)
+
+
+class ContextError(ValueError):
+    """A context that cannot be used to build labelled stories."""
+
+
+def normalise_noun(text: str) -> str:
+    """Lower-case a room/object/container/topic phrase and drop a leading article ("The Hotel Lobby" -> "hotel lobby")."""
+    text = " ".join(str(text).strip().split())
+    text = _ARTICLE.sub("", text)
+    return text.lower()
+
+
+@dataclass(frozen=True)
+class StateChange:
+    """One object-state change the context allows, e.g. painting the object red.
+
+    `value` reads as a predicate after "the {object} " ("is painted red"); `text` is the sentence template with
+    `{person}` and `{object}` slots; `visible` says whether someone who saw the object before would notice the change
+    at a glance (painted, peeled) or not (poisoned, disinfected).
+    """
+
+    property: str
+    value: str
+    text: str
+    visible: bool
+
+    def sentence(self, person: str, obj: str) -> str:
+        return self.text.replace("{person}", person).replace("{object}", obj)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"property": self.property, "value": self.value, "text": self.text, "visible": self.visible}
+
+
+@dataclass(frozen=True)
+class Context:
+    """Ordered entity lists for one story. Order matters: it is the enumeration order of the sampler."""
+
+    people: tuple[str, ...]
+    rooms: tuple[str, ...]
+    objects: tuple[str, ...]
+    containers: tuple[str, ...]
+    topics: tuple[str, ...] = ()
+    state_changes: tuple[StateChange, ...] = ()
+    setting: str = ""
+    id: str = ""
+    metadata: Mapping[str, Any] = field(default_factory=dict, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    # ------------------------------------------------------------------ validation
+    def validate(self) -> None:
+        if not self.people:
+            raise ContextError("a context needs at least one person")
+        if not self.rooms:
+            raise ContextError("a context needs at least one room")
+        if not self.objects:
+            raise ContextError("a context needs at least one object")
+        for label, names in (
+            ("people", self.people),
+            ("rooms", self.rooms),
+            ("objects", self.objects),
+            ("containers", self.containers),
+            ("topics", self.topics),
+        ):
+            if len(set(names)) != len(names):
+                raise ContextError(f"duplicate {label} in context {self.id or self.setting!r}: {list(names)}")
+            for n in names:
+                if not n or n != n.strip() or "  " in n:
+                    raise ContextError(f"bad {label} name {n!r}")
+        for p in self.people:
+            if not re.fullmatch(r"[A-Z][A-Za-z'\-]*", p):
+                raise ContextError(f"person names must be single capitalised words, got {p!r}")
+        nouns = set(self.rooms) | set(self.objects) | set(self.containers)
+        if len(nouns) != len(self.rooms) + len(self.objects) + len(self.containers):
+            raise ContextError("rooms, objects and containers must not share names")
+        vis: dict[str, bool] = {}
+        for sc in self.state_changes:
+            if vis.setdefault(sc.property, sc.visible) != sc.visible:
+                raise ContextError(f"state property {sc.property!r} is used both as visible and invisible")
+            if "{person}" not in sc.text or "{object}" not in sc.text:
+                raise ContextError(f"state-change text must contain {{person}} and {{object}}: {sc.text!r}")
+            if not sc.value or sc.value != sc.value.strip():
+                raise ContextError(f"bad state value {sc.value!r}")
+        if len({(sc.property, sc.value) for sc in self.state_changes}) != len(self.state_changes):
+            raise ContextError("duplicate state change (property, value)")
+
+    def visibility(self, prop: str) -> bool | None:
+        for sc in self.state_changes:
+            if sc.property == prop:
+                return sc.visible
+        return None
+
+    def restrict(
+        self,
+        *,
+        people: int | None = None,
+        rooms: int | None = None,
+        containers: int | None = None,
+    ) -> Context:
+        """The first n people/rooms/containers (semantics §6: "the first p people, the first m containers...")."""
+        return replace(
+            self,
+            people=self.people[:people] if people is not None else self.people,
+            rooms=self.rooms[:rooms] if rooms is not None else self.rooms,
+            containers=self.containers[:containers] if containers is not None else self.containers,
+        )
+
+    # ------------------------------------------------------------------ (de)serialisation
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {
+            "id": self.id,
+            "setting": self.setting,
+            "people": list(self.people),
+            "rooms": list(self.rooms),
+            "objects": list(self.objects),
+            "containers": list(self.containers),
+            "topics": list(self.topics),
+            "state_changes": [sc.to_dict() for sc in self.state_changes],
+        }
+        if self.metadata:
+            d["metadata"] = dict(self.metadata)
+        return d
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Context:
+        """Build a context from JSON-like data, normalising names. Raises ContextError on bad input."""
+        if not isinstance(d, Mapping):
+            raise ContextError(f"a context must be a JSON object, got {type(d).__name__}")
+
+        def names(key: str, noun: bool = True) -> tuple[str, ...]:
+            raw = d.get(key, [])
+            if isinstance(raw, str) or not isinstance(raw, Sequence):
+                raise ContextError(f"context field {key!r} must be a list of strings")
+            out = []
+            for x in raw:
+                if not isinstance(x, str):
+                    raise ContextError(f"context field {key!r} must be a list of strings")
+                out.append(normalise_noun(x) if noun else " ".join(x.split()))
+            return tuple(out)
+
+        changes = []
+        for sc in d.get("state_changes", []) or []:
+            if not isinstance(sc, Mapping):
+                raise ContextError("each state change must be an object with property, value, text, visible")
+            try:
+                changes.append(
+                    StateChange(
+                        property=normalise_noun(sc["property"]),
+                        value=" ".join(str(sc["value"]).split()),
+                        text=" ".join(str(sc["text"]).split()),
+                        visible=bool(sc["visible"]),
+                    )
+                )
+            except KeyError as e:
+                raise ContextError(f"state change is missing field {e.args[0]!r}") from None
+        return cls(
+            people=names("people", noun=False),
+            rooms=names("rooms"),
+            objects=names("objects"),
+            containers=names("containers"),
+            topics=names("topics"),
+            state_changes=tuple(changes),
+            setting=str(d.get("setting", "")),
+            id=str(d.get("id", "")),
+            metadata=dict(d.get("metadata", {}) or {}),
+        )
+
+
+#: The built-in default context of semantics §1 (used by the statistics and the ToMi-style benchmark).
+DEFAULT_CONTEXT = Context(
+    people=("Anne", "Beth", "Charles", "Diane", "Esther", "Fanny", "George"),
+    rooms=("kitchen", "bedroom"),
+    objects=("apple",),
+    containers=("box", "basket", "chest", "black bin", "crate", "drawer"),
+    topics=(),
+    state_changes=(),
+    setting="default",
+    id="default",
+)

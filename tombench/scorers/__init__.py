@@ -1,0 +1,5 @@
+"""Inspect scorers and metrics for tombench tasks."""
+
+from tombench.scorers.breakdown import breakdown, parse_breakdown
+
+__all__ = ["breakdown", "parse_breakdown"]
