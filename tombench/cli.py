@@ -16,6 +16,7 @@ from tombench import __version__
 #: command name -> ("module:attribute" of a click command or group, one-line help shown by `tombench --help`)
 _COMMANDS: dict[str, tuple[str, str]] = {
     "stats": ("tombench.commands.stats:stats", "Statistics of random stories (paper Tables 7-9)."),
+    "serve": ("tombench.commands.serve:serve", "Serve a local real model (llama.cpp, OpenAI-compatible API)."),
 }
 
 
