@@ -1,0 +1,257 @@
+"""Question generation with reliable answers (semantics §5).
+
+Templates are byte-identical to the public ExploreToM data. Only concrete beliefs yield location questions, so every
+question asked has an answer. `interesting` (the paper's "non-unique mental state") and `false_belief` are computed
+here, once, for every consumer (search objective, scorers, statistics).
+"""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from tombench.dsl.answers import AnswerType
+from tombench.dsl.state import State
+from tombench.dsl.values import CONTAINER, ROOM, TOPIC, is_concrete
+
+__all__ = ["Question", "generate_questions", "memory_questions", "belief_questions", "event_text"]
+
+KNOWS = "knows about it"
+DOES_NOT_KNOW = "does not know about it"
+
+_ANSWER_TYPES = {
+    "C1": AnswerType.CONTAINER,
+    "C2": AnswerType.CONTAINER,
+    "R1": AnswerType.ROOM,
+    "R2": AnswerType.ROOM,
+    "K1": AnswerType.YES_NO,
+    "K2": AnswerType.KNOWLEDGE,
+    "S1": AnswerType.YES_NO,
+    "S2": AnswerType.YES_NO,
+}
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question about a story with its expected answer and metadata.
+
+    `kind` is the code of semantics §5.1: C1, C2, R1, R2, K1, K2, S1, S2, M-begin, M-now, M-before. `order` is 0 for
+    state tracking (memory), 1 or 2 for beliefs. `interesting` and `false_belief` are None for order 0.
+    """
+
+    text: str
+    answer: str
+    order: int
+    kind: str
+    people: tuple[str, ...] = ()
+    thing: str = ""
+    property: str = ""
+    value: str | None = None
+    interesting: bool | None = None
+    false_belief: bool | None = None
+    answer_type: AnswerType = field(default=AnswerType.CONTAINER)
+
+    @builtins.property
+    def expected_answer(self) -> str:
+        return self.answer
+
+    def to_dict(self) -> dict:
+        return {
+            "question": self.text,
+            "expected_answer": self.answer,
+            "order": self.order,
+            "kind": self.kind,
+            "people": list(self.people),
+            "thing": self.thing,
+            "property": self.property,
+            "value": self.value,
+            "interesting": self.interesting,
+            "false_belief": self.false_belief,
+            "answer_type": self.answer_type.value,
+        }
+
+
+@dataclass
+class _Draft:
+    text: str
+    answer: str
+    order: int
+    kind: str
+    people: tuple[str, ...]
+    thing: str
+    property: str
+    value: str | None
+    false_belief: bool
+    group: tuple[str, str]
+    group_answer: str
+
+
+def belief_questions(
+    st: State, *, first_order_room_questions: bool = False, orders: Sequence[int] = (1, 2)
+) -> list[Question]:
+    """Order-1 and order-2 questions (C, R, K, S) in the emission order of §5.2, with interesting/false_belief."""
+    P = st.people
+    objects = st.objects_seen
+    things = [*objects, *st.containers_seen]
+    world = st.world
+    drafts: list[_Draft] = []
+    seen_text: set[str] = set()
+
+    def emit(d: _Draft) -> None:
+        if d.text not in seen_text:
+            seen_text.add(d.text)
+            drafts.append(d)
+
+    # candidate values of every state property, per object (§5.2: values currently held by WS or any store)
+    candidates: list[tuple[str, str, list[str]]] = []
+    if st.state_values:
+        stores = [world, *st.fo.values(), *st.so.values()]
+        for (o, s), values in st.state_values.items():
+            held = [v for v in values if any(store.get((o, s)) == v for store in stores)]
+            if held:
+                candidates.append((o, s, held))
+
+    fo = st.fo
+    so = st.so
+    empty: dict = {}
+    # Both orders are always generated: `interesting` groups span orders, so a flag must not depend on which
+    # orders the caller asked for. Filtering happens at the end.
+    for order in (1, 2):
+        if order == 1:
+            pairs = [(p, p, fo.get(p, empty)) for p in P]
+        else:
+            pairs = [(p, q, so.get((p, q), empty)) for p in P for q in P if p != q]
+        # C
+        for p, q, store in pairs:
+            for o in objects:
+                c = store.get((o, CONTAINER))
+                if is_concrete(c):
+                    text = (
+                        f"In which container will {p} search for the {o}?"
+                        if order == 1
+                        else f"In which container does {p} think that {q} will search for the {o}?"
+                    )
+                    emit(_Draft(text, c, order, f"C{order}", (p,) if order == 1 else (p, q), o, CONTAINER, None,
+                                c != world.get((o, CONTAINER)), (o, CONTAINER), c))
+        # R
+        if order == 2 or first_order_room_questions:
+            for p, q, store in pairs:
+                for x in (objects if order == 1 else things):
+                    r = store.get((x, ROOM))
+                    if is_concrete(r):
+                        text = (
+                            f"In which room will {p} search for the {x}?"
+                            if order == 1
+                            else f"In which room does {p} think that {q} will search for the {x}?"
+                        )
+                        emit(_Draft(text, r, order, f"R{order}", (p,) if order == 1 else (p, q), x, ROOM, None,
+                                    r != world.get((x, ROOM)), (x, ROOM), r))
+        # K
+        for p, q, store in pairs:
+            for t in st.topics:
+                knows = store.get((t, TOPIC)) is True
+                if order == 1:
+                    emit(_Draft(f"Does {p} know about {t}? Answer yes or no.", "yes" if knows else "no", 1, "K1",
+                                (p,), t, "knowledge", None, False, (t, "knowledge"), "yes" if knows else "no"))
+                else:
+                    actual = fo.get(q, empty).get((t, TOPIC)) is True
+                    emit(_Draft(
+                        f"What does {p} think about {q}'s belief on {t}? (knows about it / does not know about it)",
+                        KNOWS if knows else DOES_NOT_KNOW, 2, "K2", (p, q), t, "knowledge", None,
+                        knows != actual, (t, "knowledge"), "yes" if knows else "no"))
+        # S
+        for p, q, store in pairs:
+            for o, s, values in candidates:
+                held = store.get((o, s))
+                for v in values:
+                    yes = held == v
+                    truth = world.get((o, s)) == v
+                    ans = "yes" if yes else "no"
+                    text = (
+                        f"Does {p} believe that the {o} {v}? Answer yes or no."
+                        if order == 1
+                        else f"Does {p} think that {q} believes that the {o} {v}? Answer yes or no."
+                    )
+                    emit(_Draft(text, ans, order, f"S{order}", (p,) if order == 1 else (p, q), o, s, v,
+                                yes != truth, (o, s), ans))
+
+    groups: dict[tuple[str, str], set[str]] = {}
+    for d in drafts:
+        groups.setdefault(d.group, set()).add(d.group_answer)
+    return [
+        Question(
+            text=d.text,
+            answer=d.answer,
+            order=d.order,
+            kind=d.kind,
+            people=d.people,
+            thing=d.thing,
+            property=d.property,
+            value=d.value,
+            interesting=len(groups[d.group]) > 1,
+            false_belief=d.false_belief,
+            answer_type=_ANSWER_TYPES[d.kind],
+        )
+        for d in drafts
+        if d.order in orders
+    ]
+
+
+_CUTS = (", which is also located in", ", leaving the")
+
+
+def event_text(sentence: str) -> str:
+    """The event of an M-before question: the action's own sentence without its final period, cut (§5.4)."""
+    text = sentence[:-1] if sentence.endswith(".") else sentence
+    for cut in _CUTS:
+        i = text.find(cut)
+        if i >= 0:
+            text = text[:i]
+    return text
+
+
+def memory_questions(st: State, sentences: Sequence[str]) -> list[Question]:
+    """Order-0 state-tracking questions from the world trajectories (§5.4). `sentences[i]` is action i's sentence."""
+    events = [event_text(s) for s in sentences]
+    counts: dict[str, int] = {}
+    for e in events:
+        counts[e] = counts.get(e, 0) + 1
+    out: list[Question] = []
+    for o in st.objects_seen:
+        for prop, noun, atype in ((CONTAINER, "container", AnswerType.CONTAINER), (ROOM, "room", AnswerType.ROOM)):
+            traj = st.trajectories.get((o, prop), [])
+            n = len(traj)
+            if n < 2:
+                continue
+            first, last = traj[0][0], traj[-1][0]
+            if is_concrete(first):
+                out.append(Question(f"In which {noun} was the {o} at the beginning?", first, 0, "M-begin", (), o,
+                                    prop, answer_type=atype))
+            if is_concrete(last):
+                out.append(Question(f"In which {noun} is the {o} now?", last, 0, "M-now", (), o, prop,
+                                    answer_type=atype))
+            if n >= 3:
+                for i in range(1, n):
+                    prev = traj[i - 1][0]
+                    ev = events[traj[i][1]]
+                    if is_concrete(prev) and counts[ev] == 1:
+                        out.append(Question(f"In which {noun} was the {o} before {ev}?", prev, 0, "M-before", (),
+                                            o, prop, answer_type=atype))
+    return out
+
+
+def generate_questions(
+    st: State,
+    sentences: Sequence[str],
+    *,
+    first_order_room_questions: bool = False,
+    orders: Sequence[int] = (0, 1, 2),
+) -> list[Question]:
+    """Every question of the requested orders: order 1, then order 2, then the memory questions (order 0)."""
+    qs = belief_questions(st, first_order_room_questions=first_order_room_questions,
+                          orders=[o for o in orders if o in (1, 2)])
+    if 0 in orders:
+        texts = {q.text for q in qs}
+        qs.extend(q for q in memory_questions(st, sentences) if q.text not in texts)
+    return qs

@@ -1,0 +1,109 @@
+"""The tracked state of a story (semantics §2.2–2.3): world, first- and second-order belief stores, bookkeeping.
+
+Stores are plain dicts keyed by (entity, property). SO[p][p] is the *same dict object* as FO[p], so a write to one
+is a write to the other, as the semantics requires. Every list is kept in first-appearance order, never a set, so
+iteration (and therefore every generated story and question) is independent of PYTHONHASHSEED.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from tombench.dsl.context import Context
+from tombench.dsl.values import Key, Value
+
+__all__ = ["State", "Store", "EMPTY_STORE"]
+
+Store = dict[Key, Value]
+EMPTY_STORE: Store = {}
+
+
+@dataclass
+class State:
+    """Everything the tracker knows after some actions. Mutated only by `tombench.dsl.tracker`."""
+
+    context: Context
+    world: Store = field(default_factory=dict)
+    fo: dict[str, Store] = field(default_factory=dict)
+    so: dict[tuple[str, str], Store] = field(default_factory=dict)
+    people: list[str] = field(default_factory=list)
+    rooms_involved: list[str] = field(default_factory=list)
+    objects_seen: list[str] = field(default_factory=list)
+    containers_seen: list[str] = field(default_factory=list)
+    topics: list[str] = field(default_factory=list)
+    #: (object, property) -> world values of that state property, in order of first appearance
+    state_values: dict[tuple[str, str], list[str]] = field(default_factory=dict)
+    #: state property -> visibility class, as registered by the first update using it
+    visibility: dict[str, bool] = field(default_factory=dict)
+    #: (object, "container"|"room") -> [(world value, action index)], appended when the world value changes
+    trajectories: dict[tuple[str, str], list[tuple[Value, int]]] = field(default_factory=dict)
+
+    # ------------------------------------------------------------------ stores
+    def appear(self, person: str) -> None:
+        """Make `person` a thinking entity (semantics §2.2): a first-order store and the SO[p][p] alias."""
+        if person not in self.fo:
+            store: Store = {}
+            self.fo[person] = store
+            self.so[(person, person)] = store
+            self.people.append(person)
+
+    def so_store(self, p: str, q: str) -> Store:
+        """SO[p][q] for writing (created on first write; SO[p][p] is FO[p])."""
+        s = self.so.get((p, q))
+        if s is None:
+            s = self.so[(p, q)] = {}
+        return s
+
+    def so_read(self, p: str, q: str) -> Store:
+        """SO[p][q] for reading: a missing store has every slot absent."""
+        return self.so.get((p, q), EMPTY_STORE)
+
+    def fo_read(self, p: str) -> Store:
+        return self.fo.get(p, EMPTY_STORE)
+
+    # ------------------------------------------------------------------ world helpers
+    def room_of(self, entity: str) -> Value | None:
+        return self.world.get((entity, "room"))
+
+    def people_in(self, room: str) -> list[str]:
+        """People whose world room is `room`, in `people` order."""
+        w = self.world
+        return [p for p in self.people if w.get((p, "room")) == room]
+
+    # ------------------------------------------------------------------ copying
+    def copy(self) -> State:
+        """A deep-enough copy for branching (stores are copied, the SO[p][p] aliasing is preserved)."""
+        fo = {p: dict(s) for p, s in self.fo.items()}
+        so: dict[tuple[str, str], Store] = {}
+        for (p, q), s in self.so.items():
+            so[(p, q)] = fo[p] if p == q else dict(s)
+        return State(
+            context=self.context,
+            world=dict(self.world),
+            fo=fo,
+            so=so,
+            people=list(self.people),
+            rooms_involved=list(self.rooms_involved),
+            objects_seen=list(self.objects_seen),
+            containers_seen=list(self.containers_seen),
+            topics=list(self.topics),
+            state_values={k: list(v) for k, v in self.state_values.items()},
+            visibility=dict(self.visibility),
+            trajectories={k: list(v) for k, v in self.trajectories.items()},
+        )
+
+    def snapshot(self) -> tuple:
+        """A comparable, hashable-free snapshot of everything, for tests of transactionality and replay."""
+        return (
+            sorted(self.world.items(), key=repr),
+            {p: sorted(s.items(), key=repr) for p, s in self.fo.items()},
+            {k: sorted(s.items(), key=repr) for k, s in self.so.items() if s},
+            list(self.people),
+            list(self.rooms_involved),
+            list(self.objects_seen),
+            list(self.containers_seen),
+            list(self.topics),
+            {k: list(v) for k, v in self.state_values.items()},
+            dict(self.visibility),
+            {k: list(v) for k, v in self.trajectories.items()},
+        )

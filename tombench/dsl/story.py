@@ -1,0 +1,161 @@
+"""A story: a context, the applied steps, and the tracked state they produce.
+
+Stories are values for their consumers: `text`, `questions()`, `to_dict()`. The only mutation is `apply`, which is
+transactional (a rejected action changes nothing). `Story.from_dict` replays the stored action records, so a stored
+story always reproduces every label.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+from tombench.dsl.actions import IMPORTANT_BASE_ACTIONS, Action, action_from_dict, action_name, action_to_dict
+from tombench.dsl.context import Context
+from tombench.dsl.questions import Question, generate_questions
+from tombench.dsl.state import State
+from tombench.dsl.tracker import ActionRejected, Step, apply, check
+
+__all__ = ["Story", "STORY_SCHEMA_VERSION", "StoryError"]
+
+#: bump when the JSON form of a story changes incompatibly
+STORY_SCHEMA_VERSION = 1
+
+
+class StoryError(ValueError):
+    """A stored story that cannot be loaded or replayed."""
+
+
+class Story:
+    """A sequence of applied actions over one context, with its tracked state."""
+
+    __slots__ = ("context", "state", "steps", "_length", "_imp", "_mods")
+
+    def __init__(self, context: Context, actions: Iterable[Action] = ()) -> None:
+        self.context = context
+        self.state = State(context)
+        self.steps: list[Step] = []
+        self._length = 0
+        self._imp = 0
+        self._mods = 0
+        for a in actions:
+            self.apply(a)
+
+    # ------------------------------------------------------------------ building
+    def check(self, action: Action) -> str | None:
+        """Why `action` would be rejected now, or None."""
+        return check(self.state, action)
+
+    def try_apply(self, action: Action) -> Step | None:
+        """Apply `action` if valid; return its step, or None with the story unchanged."""
+        if check(self.state, action) is not None:
+            return None
+        return self._commit(action)
+
+    def apply(self, action: Action) -> Step:
+        """Apply `action` or raise `ActionRejected` (naming the reason) with the story unchanged."""
+        reason = check(self.state, action)
+        if reason is not None:
+            raise ActionRejected(reason)
+        return self._commit(action)
+
+    def _commit(self, action: Action) -> Step:
+        step = apply(self.state, action, len(self.steps))
+        self.steps.append(step)
+        self._length += step.length
+        if step.modifier is not None:
+            self._mods += 1
+        if action_name(action).removesuffix("_peeking_distracted") in IMPORTANT_BASE_ACTIONS:
+            self._imp += 1
+        return step
+
+    def copy(self) -> Story:
+        new = Story.__new__(Story)
+        new.context = self.context
+        new.state = self.state.copy()
+        new.steps = list(self.steps)
+        new._length = self._length
+        new._imp = self._imp
+        new._mods = self._mods
+        return new
+
+    # ------------------------------------------------------------------ reading
+    @property
+    def actions(self) -> list[Action]:
+        return [s.action for s in self.steps]
+
+    @property
+    def sentences(self) -> list[str]:
+        """All sentences, modifier sentences included, in order."""
+        return [x for s in self.steps for x in s.sentences]
+
+    @property
+    def text(self) -> str:
+        """The story as the model sees it: all sentences joined by single spaces (semantics §5.5)."""
+        return " ".join(self.sentences)
+
+    def __str__(self) -> str:
+        return self.text
+
+    def __len__(self) -> int:
+        """Number of sentences (a modified action counts 2)."""
+        return self._length
+
+    @property
+    def num_important(self) -> int:
+        return self._imp
+
+    @property
+    def num_modified(self) -> int:
+        return self._mods
+
+    @property
+    def people(self) -> list[str]:
+        return self.state.people
+
+    def questions(
+        self, *, first_order_room_questions: bool = False, orders: Sequence[int] = (0, 1, 2)
+    ) -> list[Question]:
+        """Every question of the requested ToM orders (0 = state tracking), with answers and flags."""
+        return generate_questions(
+            self.state,
+            [s.sentence for s in self.steps],
+            first_order_room_questions=first_order_room_questions,
+            orders=orders,
+        )
+
+    def requires_tom(self, *, first_order_only: bool = False) -> bool:
+        """The original's `is_false_belief_story`: at least one interesting question (§5.3)."""
+        orders = (1,) if first_order_only else (1, 2)
+        return any(q.interesting for q in self.questions(orders=orders))
+
+    # ------------------------------------------------------------------ (de)serialisation
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "schema_version": STORY_SCHEMA_VERSION,
+            "context": self.context.to_dict(),
+            "actions": [action_to_dict(s.action) for s in self.steps],
+            "sentences": [list(s.sentences) for s in self.steps],
+        }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Story:
+        """Replay a stored story. The stored sentences, if present, must match the replayed ones."""
+        version = d.get("schema_version")
+        if version != STORY_SCHEMA_VERSION:
+            raise StoryError(f"unsupported story schema version {version!r} (expected {STORY_SCHEMA_VERSION})")
+        try:
+            ctx = Context.from_dict(d["context"])
+            actions = [action_from_dict(a) for a in d["actions"]]
+        except (KeyError, ValueError) as e:
+            raise StoryError(f"malformed story: {e}") from None
+        story = cls(ctx)
+        for i, a in enumerate(actions):
+            reason = story.check(a)
+            if reason is not None:
+                raise StoryError(f"action {i + 1} cannot be replayed: {reason}")
+            story.apply(a)
+        stored = d.get("sentences")
+        if stored is not None and [list(s.sentences) for s in story.steps] != [list(x) for x in stored]:
+            raise StoryError("replayed sentences differ from the stored ones")
+        return story

@@ -1,0 +1,483 @@
+"""The belief tracker: preconditions and effects of every action (semantics §3–4).
+
+Each action is handled in two phases: `check` validates every precondition against the current state without
+touching it, and only then `apply` writes. A rejected action therefore leaves the state exactly unchanged (no new
+person, room, topic or sentence), which is the transactional guarantee of §2.3.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from tombench.dsl.actions import (
+    Action,
+    EnterRoom,
+    Fact,
+    LeaveRoom,
+    MoveObjectContainer,
+    MoveObjectRoom,
+    TellPrivate,
+    TellPublic,
+    UpdateObjectState,
+)
+from tombench.dsl.render import fact_clause, modifier_sentence
+from tombench.dsl.state import State, Store
+from tombench.dsl.values import CONTAINER, NO_CONTAINER, ROOM, TOPIC, UNKNOWN, Key, NotIn, Value, is_concrete
+
+__all__ = ["Step", "ActionRejected", "check", "apply", "try_apply"]
+
+
+class ActionRejected(ValueError):
+    """An action whose preconditions do not hold in the current state."""
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One applied action with its sentence and optional modifier sentence."""
+
+    action: Action
+    sentence: str
+    modifier: str | None = None
+
+    @property
+    def sentences(self) -> tuple[str, ...]:
+        return (self.sentence,) if self.modifier is None else (self.sentence, self.modifier)
+
+    @property
+    def length(self) -> int:
+        """Sentences this step contributes: a modified action counts 2 (semantics §6)."""
+        return 1 if self.modifier is None else 2
+
+
+# ---------------------------------------------------------------------------------------------------- broadcasting
+def _broadcast(st: State, facts: dict[Key, Value], W: Sequence[str], K: Sequence[str] = (), D: Sequence[str] = ()) -> None:
+    """BROADCAST(F, W, K, D): real witnesses learn F and believe every normal witness learned it."""
+    for w in W:
+        if w in D:
+            continue
+        st.fo[w].update(facts)
+        for b in W:
+            if b != w:
+                st.so_store(w, b).update(facts)
+    for k in K:
+        st.fo[k].update(facts)
+        for b in W:
+            st.so_store(k, b).update(facts)
+
+
+def _told_write(store: Store, facts: dict[Key, Value]) -> None:
+    """Write told facts with the told-fact closure (semantics §4.6)."""
+    for (e, prop), v in facts.items():
+        if prop == CONTAINER:
+            r = store.get((v, ROOM))  # type: ignore[arg-type]
+            if is_concrete(r):
+                store[(e, ROOM)] = r
+        elif prop == ROOM:
+            c = store.get((e, CONTAINER))
+            if is_concrete(c):
+                rc = store.get((c, ROOM))  # type: ignore[arg-type]
+                if is_concrete(rc) and rc != v:
+                    store[(e, CONTAINER)] = UNKNOWN
+        store[(e, prop)] = v
+
+
+def _told_changes(store: Store, facts: dict[Key, Value]) -> bool:
+    """Would `_told_write(store, facts)` change any slot? (The informativeness test of a public tell.)"""
+    for (e, prop), v in facts.items():
+        if store.get((e, prop)) != v:
+            return True
+        if prop == CONTAINER:
+            r = store.get((v, ROOM))  # type: ignore[arg-type]
+            if is_concrete(r) and store.get((e, ROOM)) != r:
+                return True
+        elif prop == ROOM:
+            c = store.get((e, CONTAINER))
+            if is_concrete(c):
+                rc = store.get((c, ROOM))  # type: ignore[arg-type]
+                if is_concrete(rc) and rc != v:
+                    return True
+    return False
+
+
+def _broadcast_told(
+    st: State, facts: dict[Key, Value], W: Sequence[str], K: Sequence[str], D: Sequence[str], closure: bool
+) -> None:
+    if not closure:
+        _broadcast(st, facts, W, K, D)
+        return
+    for w in W:
+        if w in D:
+            continue
+        _told_write(st.fo[w], facts)
+        for b in W:
+            if b != w:
+                _told_write(st.so_store(w, b), facts)
+    for k in K:
+        _told_write(st.fo[k], facts)
+        for b in W:
+            _told_write(st.so_store(k, b), facts)
+
+
+# ---------------------------------------------------------------------------------------------------- perception
+def _is_visible(st: State, o: str) -> bool:
+    """An object is visible iff its world container is not a concrete container (fixes the original's bug B3)."""
+    return not is_concrete(st.world.get((o, CONTAINER)))
+
+
+def _visible_state(st: State, o: str) -> dict[Key, Value]:
+    w = st.world
+    out: dict[Key, Value] = {}
+    for prop, visible in st.visibility.items():
+        if visible:
+            v = w.get((o, prop))
+            if v is not None:
+                out[(o, prop)] = v
+    return out
+
+
+def _vis(st: State, r: str, except_p: str) -> dict[Key, Value]:
+    """Vis(r, except p): what anyone arriving in r can see (semantics §4.0)."""
+    w = st.world
+    out: dict[Key, Value] = {}
+    for x in st.people:
+        if x != except_p and w.get((x, ROOM)) == r:
+            out[(x, ROOM)] = r
+    for c in st.containers_seen:
+        if w.get((c, ROOM)) == r:
+            out[(c, ROOM)] = r
+    for o in st.objects_seen:
+        if w.get((o, ROOM)) == r and _is_visible(st, o):
+            out[(o, ROOM)] = r
+            out[(o, CONTAINER)] = NO_CONTAINER
+            out.update(_visible_state(st, o))
+    return out
+
+
+def _perceive(st: State, p: str, r: str, O: Sequence[str]) -> None:
+    """PERCEIVE(p, r, O): newcomer p arrives in r where O already are."""
+    vis = _vis(st, r, p)
+    fo_p = st.fo[p]
+    # 3 (computed before 1 writes, although 1 cannot affect it): entities p expected to see here but does not
+    missing: list[tuple[str, bool]] = []
+    for e in st.people:
+        if e != p and fo_p.get((e, ROOM)) == r and (e, ROOM) not in vis:
+            missing.append((e, False))
+    for o in st.objects_seen:
+        if fo_p.get((o, ROOM)) == r and fo_p.get((o, CONTAINER)) is NO_CONTAINER and (o, ROOM) not in vis:
+            missing.append((o, True))
+    # 1. the newcomer sees, and assumes the occupants see the same
+    fo_p.update(vis)
+    for b in O:
+        st.so_store(p, b).update(vis)
+    # 2. occupants attribute to the newcomer what they themselves believe is there
+    for w in O:
+        fo_w = st.fo[w]
+        so_wp = st.so_store(w, p)
+        for k, v in vis.items():
+            if fo_w.get(k) == v:
+                so_wp[k] = v
+    # 3. expected but missing -> Unknown
+    for e, is_object in missing:
+        unknown: dict[Key, Value] = {(e, ROOM): UNKNOWN}
+        if is_object:
+            unknown[(e, CONTAINER)] = UNKNOWN
+        fo_p.update(unknown)
+        for b in O:
+            st.so_store(p, b).update(unknown)
+            st.so_store(b, p).update(unknown)
+
+
+# ---------------------------------------------------------------------------------------------------- bookkeeping
+def _add(lst: list[str], x: str) -> None:
+    if x not in lst:
+        lst.append(x)
+
+
+def _track(st: State, o: str, index: int) -> None:
+    """Record the world container/room of `o` after action `index` for memory questions (semantics §5.4)."""
+    for prop in (CONTAINER, ROOM):
+        v = st.world.get((o, prop))
+        if v is None:
+            continue
+        traj = st.trajectories.setdefault((o, prop), [])
+        if not traj or traj[-1][0] != v:
+            traj.append((v, index))
+
+
+def _check_modifiers(st: State, actor: str, W: Sequence[str], K: Sequence[str], D: Sequence[str]) -> str | None:
+    people = st.context.people
+    if len(set(K)) != len(K) or len(set(D)) != len(D):
+        return "repeated name in a modifier"
+    for x in (*K, *D):
+        if x not in people:
+            return f"{x} is not a person of the context"
+    if actor in K or actor in D:
+        return "the actor cannot peek at or be distracted from their own action"
+    for k in K:
+        if k in W:
+            return f"{k} already witnesses the action and cannot peek"
+        if k in D:
+            return f"{k} cannot both peek and be distracted"
+    for d in D:
+        if d not in W or d == actor:
+            return f"{d} is not a witness of the action and cannot be distracted"
+    return None
+
+
+def _person_room(st: State, p: str) -> str | None:
+    r = st.world.get((p, ROOM))
+    return r if is_concrete(r) else None  # type: ignore[return-value]
+
+
+# ---------------------------------------------------------------------------------------------------- checks
+def check(st: State, a: Action) -> str | None:
+    """Why `a` cannot be applied to `st`, or None if every precondition holds. Never mutates `st`."""
+    ctx = st.context
+    if a.actor not in ctx.people:
+        return f"{a.actor} is not a person of the context"
+    w = st.world
+    if isinstance(a, EnterRoom):
+        if a.room not in ctx.rooms:
+            return f"{a.room} is not a room of the context"
+        if w.get((a.actor, ROOM)) == a.room:
+            return f"{a.actor} is already in the {a.room}"
+        return None
+    if isinstance(a, LeaveRoom):
+        if w.get((a.actor, ROOM)) != a.room:
+            return f"{a.actor} is not in the {a.room}"
+        return None
+    if isinstance(a, MoveObjectContainer):
+        r = _person_room(st, a.actor)
+        if r is None:
+            return f"{a.actor} is not in a room"
+        if a.object not in ctx.objects:
+            return f"{a.object} is not an object of the context"
+        if a.container not in ctx.containers:
+            return f"{a.container} is not a container of the context"
+        ro = w.get((a.object, ROOM))
+        if ro is not None and ro != r:
+            return f"the {a.object} is not in the {r}"
+        rc = w.get((a.container, ROOM))
+        if rc is not None and rc != r:
+            return f"the {a.container} is not in the {r}"
+        if w.get((a.object, CONTAINER)) == a.container:
+            return f"the {a.object} is already in the {a.container}"
+        return _check_modifiers(st, a.actor, st.people_in(r), a.peekers, a.distracted)
+    if isinstance(a, UpdateObjectState):
+        r = _person_room(st, a.actor)
+        if r is None:
+            return f"{a.actor} is not in a room"
+        if a.object not in ctx.objects:
+            return f"{a.object} is not an object of the context"
+        ro = w.get((a.object, ROOM))
+        if ro is not None and ro != r:
+            return f"the {a.object} is not in the {r}"
+        sc = a.change
+        if sc.property in (ROOM, CONTAINER, TOPIC):
+            return f"{sc.property!r} cannot be used as a state property"
+        if w.get((a.object, sc.property)) == sc.value:
+            return f"the {a.object} {sc.value} already"
+        if st.visibility.get(sc.property, sc.visible) != sc.visible:
+            return f"state property {sc.property!r} is already registered with the other visibility"
+        return _check_modifiers(st, a.actor, st.people_in(r), a.peekers, a.distracted)
+    if isinstance(a, MoveObjectRoom):
+        r1 = _person_room(st, a.actor)
+        if r1 is None:
+            return f"{a.actor} is not in a room"
+        if a.object not in ctx.objects:
+            return f"{a.object} is not an object of the context"
+        if w.get((a.object, ROOM)) != r1:
+            return f"the {a.object} is not in the {r1}"
+        if a.room == r1:
+            return f"the {a.object} is already in the {a.room}"
+        if a.room not in ctx.rooms:
+            return f"{a.room} is not a room of the context"
+        return None
+    if isinstance(a, TellPrivate):
+        if a.listener not in ctx.people:
+            return f"{a.listener} is not a person of the context"
+        if a.listener == a.actor:
+            return "a private tell needs two different people"
+        facts = _topic_facts(a.topic)
+        reason = _check_fact(st, a.actor, a.topic)
+        if reason:
+            return reason
+        if isinstance(a.topic, Fact) and a.topic.entity == a.listener:
+            return f"{a.actor} cannot tell {a.listener} where {a.listener} is"
+        so = st.so_read(a.actor, a.listener)
+        if all(so.get(k) == v for k, v in facts.items()):
+            return f"{a.actor} already thinks that {a.listener} knows this"
+        return _check_modifiers(st, a.actor, (a.actor, a.listener), a.peekers, a.distracted)
+    if isinstance(a, TellPublic):
+        r = _person_room(st, a.actor)
+        if r is None:
+            return f"{a.actor} is not in a room"
+        W = st.people_in(r)
+        if len(W) < 2:
+            return f"{a.actor} is alone in the {r}"
+        reason = _check_fact(st, a.actor, a.topic) or _check_modifiers(st, a.actor, W, a.peekers, a.distracted)
+        if reason:
+            return reason
+        facts = _topic_facts(a.topic)
+        closure = isinstance(a.topic, Fact)
+        for x in W:
+            if x in a.distracted:
+                continue
+            for b in W:
+                store = st.fo_read(x) if b == x else st.so_read(x, b)
+                if closure and _told_changes(store, facts):
+                    return None
+                if not closure and any(store.get(k) != v for k, v in facts.items()):
+                    return None
+        return "nobody in the room would learn anything new"
+    return f"unknown action {a!r}"
+
+
+def _topic_facts(t: str | Fact) -> dict[Key, Value]:
+    if isinstance(t, str):
+        return {(t, TOPIC): True}
+    return {(t.entity, t.prop): t.value}
+
+
+def _check_fact(st: State, speaker: str, t: str | Fact) -> str | None:
+    ctx = st.context
+    if isinstance(t, str):
+        if t not in ctx.topics:
+            return f"{t} is not a topic of the context"
+        return None
+    if t.prop not in (ROOM, CONTAINER):
+        return f"only room and container facts can be told, not {t.prop!r}"
+    if t.prop == CONTAINER and t.value not in ctx.containers:
+        return f"{t.value} is not a container of the context"
+    if t.prop == ROOM and t.value not in ctx.rooms:
+        return f"{t.value} is not a room of the context"
+    if st.fo_read(speaker).get((t.entity, t.prop)) != t.value:
+        return f"{speaker} does not believe that {t.entity} is in the {t.value}"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------------- effects
+def _leave(st: State, p: str, r: str) -> None:
+    W = st.people_in(r)
+    st.world[(p, ROOM)] = NotIn(r)
+    _broadcast(st, {(p, ROOM): NotIn(r)}, W)
+
+
+def _appear_all(st: State, names: Iterable[str]) -> None:
+    for n in names:
+        st.appear(n)
+
+
+def apply(st: State, a: Action, index: int | None = None) -> Step:
+    """Apply `a` (whose preconditions must hold: call `check` first) and return its rendered step."""
+    w = st.world
+    idx = index if index is not None else -1
+    if isinstance(a, EnterRoom):
+        p, r = a.actor, a.room
+        st.appear(p)
+        r0 = _person_room(st, p)
+        if r0 is not None:
+            _leave(st, p, r0)  # implicit departure: the occupants of r0 see p go
+        O = st.people_in(r)
+        w[(p, ROOM)] = r
+        _add(st.rooms_involved, r)
+        _broadcast(st, {(p, ROOM): r}, [*O, p])
+        _perceive(st, p, r, O)
+        return Step(a, f"{p} entered the {r}.")
+    if isinstance(a, LeaveRoom):
+        _leave(st, a.actor, a.room)
+        return Step(a, f"{a.actor} left the {a.room}.")
+    if isinstance(a, MoveObjectContainer):
+        p, o, c = a.actor, a.object, a.container
+        r = _person_room(st, p)
+        assert r is not None
+        _appear_all(st, (p, *a.peekers, *a.distracted))
+        _add(st.objects_seen, o)
+        _add(st.containers_seen, c)
+        w[(o, ROOM)] = r
+        w[(o, CONTAINER)] = c
+        w[(c, ROOM)] = r
+        facts: dict[Key, Value] = {(o, ROOM): r, (o, CONTAINER): c, (c, ROOM): r}
+        facts.update(_visible_state(st, o))
+        _broadcast(st, facts, st.people_in(r), a.peekers, a.distracted)
+        _track(st, o, idx)
+        return Step(
+            a,
+            f"{p} moved the {o} to the {c}, which is also located in the {r}.",
+            modifier_sentence(a.peekers, a.distracted),
+        )
+    if isinstance(a, UpdateObjectState):
+        p, o, sc = a.actor, a.object, a.change
+        r = _person_room(st, p)
+        assert r is not None
+        _appear_all(st, (p, *a.peekers, *a.distracted))
+        _add(st.objects_seen, o)
+        st.visibility.setdefault(sc.property, sc.visible)
+        w[(o, ROOM)] = r
+        w[(o, sc.property)] = sc.value
+        values = st.state_values.setdefault((o, sc.property), [])
+        if sc.value not in values:
+            values.append(sc.value)
+        facts = {(o, ROOM): r, (o, sc.property): sc.value}
+        facts.update(_visible_state(st, o))
+        if _is_visible(st, o):
+            facts[(o, CONTAINER)] = NO_CONTAINER
+        _broadcast(st, facts, st.people_in(r), a.peekers, a.distracted)
+        _track(st, o, idx)
+        return Step(a, sc.sentence(p, o), modifier_sentence(a.peekers, a.distracted))
+    if isinstance(a, MoveObjectRoom):
+        p, o, r2 = a.actor, a.object, a.room
+        r1 = _person_room(st, p)
+        assert r1 is not None
+        c = w.get((o, CONTAINER))
+        W1 = st.people_in(r1)
+        vstate = _visible_state(st, o)
+        departure: dict[Key, Value] = {(o, ROOM): NotIn(r1), (p, ROOM): NotIn(r1)}
+        if is_concrete(c):
+            departure[(o, CONTAINER)] = NotIn(c)  # type: ignore[arg-type]
+            w[(o, CONTAINER)] = NO_CONTAINER
+        departure.update(vstate)
+        w[(o, ROOM)] = r2
+        w[(p, ROOM)] = r2
+        _add(st.rooms_involved, r2)
+        _broadcast(st, departure, W1)
+        O2 = [x for x in st.people_in(r2) if x != p]
+        arrival: dict[Key, Value] = {(p, ROOM): r2, (o, ROOM): r2, (o, CONTAINER): NO_CONTAINER}
+        arrival.update(vstate)
+        _broadcast(st, arrival, [*O2, p])
+        _perceive(st, p, r2, O2)
+        _track(st, o, idx)
+        if is_concrete(c):
+            return Step(a, f"{p} moved the {o} to the {r2}, leaving the {c} in its original location.")
+        return Step(a, f"{p} moved the {o} to the {r2}.")
+    if isinstance(a, TellPrivate):
+        p1, p2, t = a.actor, a.listener, a.topic
+        _appear_all(st, (p1, p2, *a.peekers, *a.distracted))
+        if isinstance(t, str):
+            _add(st.topics, t)
+            sentence = f"{p1} told privately to {p2} about the {t}."
+        else:
+            sentence = f"{p1} told privately to {p2} that {fact_clause(t, t.entity in st.context.people)}."
+        _broadcast_told(st, _topic_facts(t), (p1, p2), a.peekers, a.distracted, closure=isinstance(t, Fact))
+        return Step(a, sentence, modifier_sentence(a.peekers, a.distracted))
+    if isinstance(a, TellPublic):
+        p, t = a.actor, a.topic
+        r = _person_room(st, p)
+        assert r is not None
+        _appear_all(st, (p, *a.peekers, *a.distracted))
+        if isinstance(t, str):
+            _add(st.topics, t)
+            sentence = f"{p} told out loud about the {t}."
+        else:
+            sentence = f"{p} told out loud that {fact_clause(t, t.entity in st.context.people)}."
+        _broadcast_told(st, _topic_facts(t), st.people_in(r), a.peekers, a.distracted, closure=isinstance(t, Fact))
+        return Step(a, sentence, modifier_sentence(a.peekers, a.distracted))
+    raise ActionRejected(f"unknown action {a!r}")
+
+
+def try_apply(st: State, a: Action, index: int | None = None) -> Step | None:
+    """Apply `a` if its preconditions hold; otherwise return None and leave `st` untouched."""
+    if check(st, a) is not None:
+        return None
+    return apply(st, a, index)
