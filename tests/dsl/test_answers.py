@@ -252,3 +252,30 @@ def test_normalise_is_idempotent_and_clean(text):
     assert normalise(once) == once
     assert once == once.strip() and "  " not in once and "_" not in once
     assert not {"a", "an", "the"} & set(once.split())
+
+
+M_BEFORE = "In which container was the apple before Anne moved the apple to the crate?"
+
+
+@pytest.mark.parametrize(
+    "response,correct,predicted,ambiguous",
+    [
+        ("It was in the basket before Anne moved it to the crate.", True, "basket", False),
+        ("basket", True, "basket", False),
+        ("The crate.", False, None, False),  # the name the question supplies is not read as an answer
+        ("In the box or the basket, before the crate.", False, None, True),
+    ],
+)
+def test_names_the_question_supplies_are_not_rivals(response, correct, predicted, ambiguous):
+    verdict = check_answer(response, "basket", CONTAINER, CONTAINERS, question=M_BEFORE)
+    assert (verdict.correct, verdict.predicted, verdict.ambiguous) == (correct, predicted, ambiguous)
+    # Without the question, the repeated name makes a full-sentence answer ambiguous.
+    assert not check_answer(
+        "It was in the basket before Anne moved it to the crate.", "basket", CONTAINER, CONTAINERS
+    ).correct
+
+
+def test_the_expected_answer_is_kept_even_when_the_question_names_it():
+    question = "In which room was the apple before Anne moved the apple to the crate, in the kitchen?"
+    assert check_answer("The kitchen.", "kitchen", ROOM, ROOMS, question=question).correct
+    assert extract_answer("kitchen", ROOM, ROOMS, question=question).predicted is None

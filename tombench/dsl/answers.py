@@ -209,15 +209,32 @@ def _read_knowledge(response: str) -> Extraction:
 # --- public API -------------------------------------------------------------------------------------------------------
 
 
-def extract_answer(response: str, answer_type: AnswerType | str, candidates: Sequence[str] = ()) -> Extraction:
+def _not_named_in(question: str, candidates: Sequence[str], keep: str | None = None) -> list[str]:
+    """Drop the candidates that the question itself names (read with the same consuming scan), except `keep`.
+
+    "In which container was the apple before Anne moved the apple to the crate?" names the crate, and the usual
+    full-sentence answer repeats it ("It was in the basket before Anne moved it to the crate."). A name that the
+    question supplies is context, not a rival answer; the expected answer is never dropped.
+    """
+    if not question:
+        return list(candidates)
+    named = {normalise(name) for name in _read_names(question, candidates).matched}
+    if keep is not None:
+        named.discard(normalise(keep))
+    return [cand for cand in candidates if normalise(cand) not in named]
+
+
+def extract_answer(
+    response: str, answer_type: AnswerType | str, candidates: Sequence[str] = (), *, question: str = ""
+) -> Extraction:
     """Read the answer a response gives, without knowing the expected one (strict rules).
 
     `candidates` are the names a container/room answer may take (all context containers, or all rooms); they are
-    ignored for yes/no and knowledge questions.
+    ignored for yes/no and knowledge questions. With `question`, candidates the question names are not recognised.
     """
     answer_type = AnswerType(answer_type)
     if answer_type in (AnswerType.CONTAINER, AnswerType.ROOM):
-        return _read_names(response, candidates)
+        return _read_names(response, _not_named_in(question, candidates))
     if answer_type is AnswerType.YES_NO:
         return _read_yes_no(response)
     return _read_knowledge(response)
@@ -242,6 +259,8 @@ def check_answer(
     answer_type: AnswerType | str,
     candidates: Sequence[str] = (),
     mode: CheckMode = "strict",
+    *,
+    question: str = "",
 ) -> Verdict:
     """Judge `response` against `expected`.
 
@@ -249,6 +268,10 @@ def check_answer(
     added to `candidates`, so an empty list still works, but then no other name can be recognised as a rival); a
     yes/no or knowledge answer is correct iff the reading equals the canonical `expected`. In substring mode, the
     original test `expected in response.lower()` decides and nothing is read (`predicted` is None).
+
+    Pass the `question` text for name questions: candidates it names (other than `expected`) are then not counted
+    as rivals, so a full-sentence answer to an M-before question that repeats the question's event is not ambiguous.
+    Substring mode ignores it, as the original did.
     """
     answer_type = AnswerType(answer_type)
     if mode == "substring":
@@ -257,7 +280,7 @@ def check_answer(
         raise ValueError(f"Invalid check mode {mode!r}. Must be one of: ['strict', 'substring']")
     canonical = _canonical_expected(expected, answer_type)
     if answer_type in (AnswerType.CONTAINER, AnswerType.ROOM):
-        reading = _read_names(response, [canonical, *candidates])
+        reading = _read_names(response, _not_named_in(question, [canonical, *candidates], keep=canonical))
         correct = [normalise(m) for m in reading.matched] == [normalise(canonical)]
     else:
         reading = extract_answer(response, answer_type)
