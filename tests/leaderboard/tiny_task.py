@@ -1,0 +1,79 @@
+"""A tiny test-only Inspect task and a mock model, used to make real eval logs for the leaderboard tests.
+
+It carries the metadata dimensions every tombench task reports (`action_set`, `interesting`, `order`, ...) and the
+shared `breakdown` metric, so the logs it writes look like the real tasks' logs without needing them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from inspect_ai import Task, eval, task
+from inspect_ai.dataset import Sample
+from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ModelUsage, get_model
+from inspect_ai.scorer import accuracy, match, stderr
+from inspect_ai.solver import generate
+
+from tombench.scorers.breakdown import breakdown
+
+DIMENSIONS = ["action_set", "asymmetric", "interesting", "order", "people", "moves"]
+
+#: (question, target, metadata). Answers: the question text names the right answer after "->".
+_SAMPLES: list[tuple[str, str, dict]] = [
+    ("Where does Anne think the apple is? -> basket", "basket",
+     {"action_set": "tomi", "asymmetric": False, "interesting": True, "order": 1, "people": 2, "moves": 2}),
+    ("Where does Bob think Anne thinks the apple is? -> box", "box",
+     {"action_set": "tomi", "asymmetric": False, "interesting": True, "order": 2, "people": 2, "moves": 2}),
+    ("Where is the apple? -> box", "box",
+     {"action_set": "tomi", "asymmetric": False, "interesting": False, "order": 0, "people": 2, "moves": 2}),
+    ("Does Carl know the key is in the drawer? -> yes", "yes",
+     {"action_set": "tomi+info", "asymmetric": True, "interesting": True, "order": 1, "people": 3, "moves": 3}),
+    ("Where does Dana think the key is? -> shelf", "shelf",
+     {"action_set": "tomi+info", "asymmetric": True, "interesting": True, "order": 1, "people": 3, "moves": 3}),
+    ("Where was the key at the start? -> drawer", "drawer",
+     {"action_set": "tomi+info", "asymmetric": True, "interesting": False, "order": 0, "people": 3, "moves": 3}),
+]
+
+
+@task
+def tiny_tom(dataset_revision: str = "0123456789abcdef0123456789abcdef01234567") -> Task:
+    """Six samples over two action sets, with the dimensions the breakdown metric groups by."""
+    samples = [Sample(id=f"s{i}", input=q, target=t, metadata=md) for i, (q, t, md) in enumerate(_SAMPLES)]
+    return Task(
+        dataset=samples,
+        solver=generate(),
+        scorer=match(location="any"),
+        metrics=[accuracy(), stderr(), breakdown(DIMENSIONS)],
+        version=2,
+        metadata={"dataset_id": "tombench-test/tiny-tom", "dataset_revision": dataset_revision,
+                  "benchmark": "tombench"},
+    )
+
+
+def mock_model(correct: Sequence[int] = (0, 1, 2, 3, 4, 5), name: str = "mockllm/model", **config) -> Model:
+    """A mock model that answers sample `i` right iff `i` is in `correct`, with explicit token usage.
+
+    Answers are looked up from the prompt (not from call order) so concurrency cannot change the scores.
+    """
+    answers = {q: t for q, t, _ in _SAMPLES}
+    keys = [q for q, _, _ in _SAMPLES]
+
+    def respond(input: list[ChatMessage], tools, tool_choice, config: GenerateConfig) -> ModelOutput:  # noqa: ANN001
+        text = input[-1].text
+        q = next(k for k in keys if k in text)
+        content = answers[q] if keys.index(q) in set(correct) else "no idea"
+        out = ModelOutput.from_content(model=name, content=content)
+        out.usage = ModelUsage(input_tokens=20, output_tokens=3, total_tokens=23)
+        return out
+
+    return get_model(name, custom_outputs=respond, config=GenerateConfig(**config))
+
+
+def make_log(log_dir: Path, correct: Sequence[int] = (0, 1, 2, 3, 4, 5), model_name: str = "mockllm/model",
+             task_args: dict | None = None, **config) -> Path:
+    """Run the tiny task offline and return the path of the log it wrote."""
+    [log] = eval(tiny_tom(**(task_args or {})), model=mock_model(correct, model_name, **config),
+                 log_dir=str(log_dir), display="none")
+    assert log.status == "success", log.error
+    return Path(log.location)

@@ -1,0 +1,207 @@
+"""`tombench leaderboard`: turn Inspect logs into leaderboard rows, publish them to the Hub, and show them.
+
+    tombench leaderboard push logs/ --repo my-org/tombench-leaderboard --submitter me
+    tombench leaderboard push --repo my-org/tombench-leaderboard          # retry rows kept locally
+    tombench leaderboard show --repo my-org/tombench-leaderboard
+    tombench leaderboard show ./board --format html --output leaderboard.html
+    tombench leaderboard eval-results --repo my-org/tombench-leaderboard --out eval_results/
+
+`HF_ENDPOINT` and the usual token sources (`hf auth login`, `HF_TOKEN`) apply.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from tombench.cli import UserError
+
+
+def _log_paths(inputs: tuple[str, ...]) -> list[Path]:
+    paths: list[Path] = []
+    for raw in inputs:
+        p = Path(raw)
+        if p.is_dir():
+            paths += sorted(x for x in p.rglob("*") if x.suffix in (".eval", ".json") and x.is_file())
+        elif p.is_file():
+            paths.append(p)
+        else:
+            raise UserError(f"no such log file or folder: {raw}")
+    return paths
+
+
+def _console():
+    from rich.console import Console
+
+    console = Console()
+    return console if console.is_terminal else Console(width=240)
+
+
+def _load_rows(source: str | None, repo: str | None):
+    from tombench.leaderboard import LocalStore, PublishError, default_local_dir, fetch_rows
+
+    if repo:
+        try:
+            return fetch_rows(repo)
+        except PublishError as e:
+            raise UserError(str(e)) from None
+    root = Path(source) if source else default_local_dir(None)
+    if not root.is_dir():
+        raise UserError(f"no leaderboard folder at {root}: give a folder written by `push`, or --repo ORG/NAME")
+    return LocalStore(root).rows()
+
+
+@click.group()
+def leaderboard() -> None:
+    """Rank models on tombench from Inspect eval logs; publish to and read from a Hub dataset repo."""
+
+
+@leaderboard.command()
+@click.argument("logs", nargs=-1, type=click.Path())
+@click.option("--repo", help="Hub dataset repo ORG/NAME to publish to (created if needed). Omit to keep rows local.")
+@click.option("--local-dir", type=click.Path(file_okay=False), help="Local copy of the leaderboard "
+              "(default: ~/.cache/tombench/leaderboard/<repo>, or $TOMBENCH_LEADERBOARD_HOME).")
+@click.option("--with-logs", is_flag=True, help="Also upload each eval log next to its row.")
+@click.option("--submitter", help="Who ran the eval (shown with the row).")
+@click.option("--notes", help="Free-text notes on the run.")
+@click.option("--model-revision", help="Model revision (commit) if the log does not record it.")
+@click.option("--open-weights/--closed-weights", default=None, help="Override whether the model's weights are open.")
+@click.option("--model-size", type=float, help="Model size in billions of parameters.")
+@click.option("--private", is_flag=True, help="Create the repo as private.")
+def push(logs: tuple[str, ...], repo: str | None, local_dir: str | None, with_logs: bool, submitter: str | None,
+         notes: str | None, model_revision: str | None, open_weights: bool | None, model_size: float | None,
+         private: bool) -> None:
+    """Add the results of eval LOGS (files or folders) to the leaderboard and push what the Hub lacks."""
+    from dataclasses import replace
+
+    from tombench.leaderboard import LocalStore, LogError, PublishError, RowOverrides, default_local_dir, push_rows
+    from tombench.leaderboard._store import log_repo_path
+
+    if not logs and not repo:
+        raise UserError("give eval logs to add, and/or --repo ORG/NAME to push rows kept locally")
+    if repo and repo.count("/") != 1:
+        raise UserError(f"--repo must look like ORG/NAME, got {repo!r}")
+    store = LocalStore(local_dir or default_local_dir(repo))
+    overrides = RowOverrides(submitter, notes, model_revision, open_weights, model_size)
+    console = _console()
+    added = 0
+    for path in _log_paths(logs):
+        try:
+            row = row_from_log_safe(path, overrides)
+        except LogError as e:
+            console.print(f"[yellow]skipped[/] {e}")
+            continue
+        if with_logs:
+            row = replace(row, log_file=log_repo_path(row.submission_id, path))
+        if store.add(row, path):
+            added += 1
+            console.print(f"added {row.submission_id}: {row.model} on {row.task} = {100 * row.accuracy:.1f}%")
+        else:
+            console.print(f"[dim]already kept[/] {row.submission_id} ({path.name})")
+    if logs and not added and not store.rows():
+        raise UserError("none of the given logs is a finished, scored eval")
+    store.write_site(repo)
+    if not repo:
+        console.print(f"{len(store.rows())} row(s) in {store.root} (not pushed: no --repo)")
+        return
+    rows = store.rows()
+    log_files = {r.submission_id: p for r in rows if (p := store.log_path(r)) is not None}
+    try:
+        result = push_rows(rows, repo, logs=log_files, private=private,
+                           on_retry=lambda n, why: console.print(f"[dim]attempt {n}: {why}[/]"))
+    except PublishError as e:
+        raise UserError(f"{e}. {len(rows)} row(s) are kept in {store.root}; push them later with "
+                        f"`tombench leaderboard push --repo {repo}`") from None
+    if result.added:
+        console.print(f"pushed {len(result.added)} new submission(s) to {repo} (commit {result.commit[:8]}, "
+                      f"{result.attempts} attempt(s))")
+    else:
+        console.print(f"nothing new to push: {repo} already has all {len(result.already)} submission(s)")
+
+
+def row_from_log_safe(path: Path, overrides):  # noqa: ANN001
+    """Read a row, turning unreadable files into `LogError` (a folder may hold other JSON files)."""
+    from tombench.leaderboard import LogError, row_from_log
+
+    try:
+        return row_from_log(path, overrides)
+    except LogError:
+        raise
+    except Exception as e:  # not an Inspect log at all
+        raise LogError(f"{path}: not a readable Inspect eval log ({type(e).__name__})") from e
+
+
+@leaderboard.command()
+@click.argument("source", required=False, type=click.Path())
+@click.option("--repo", help="Read the rows from this Hub dataset repo instead of a local folder.")
+@click.option("--format", "fmt", type=click.Choice(["terminal", "markdown", "html"]), default="terminal",
+              show_default=True)
+@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
+@click.option("--history", is_flag=True, help="Rank every submission, not only the newest per configuration.")
+@click.option("--dimension", "dimensions", multiple=True,
+              help="Breakdown dimension(s) to show (default: all). Repeatable.")
+def show(source: str | None, repo: str | None, fmt: str, output: str | None, history: bool,
+         dimensions: tuple[str, ...]) -> None:
+    """Print the ranked leaderboard from a local folder (SOURCE) or a Hub repo (--repo)."""
+    from tombench.leaderboard import render
+
+    rows = _load_rows(source, repo)
+    dims = list(dimensions) or None
+    if fmt == "terminal" and not output:
+        _console().print(render(rows, "terminal", history=history, dimensions=dims))
+        return
+    if fmt == "terminal":
+        from rich.console import Console
+
+        with open(output, "w", encoding="utf-8") as f:  # type: ignore[arg-type]
+            Console(file=f, width=240).print(render(rows, "terminal", history=history, dimensions=dims))
+        return
+    text = render(rows, fmt, history=history, dimensions=dims)  # type: ignore[arg-type]
+    if output:
+        Path(output).write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+
+
+@leaderboard.command("eval-results")
+@click.argument("source", required=False, type=click.Path())
+@click.option("--repo", help="Read the rows from this Hub dataset repo (also used as the results' source link).")
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False),
+              help="Folder to write eval.yaml and <model>/.eval_results/tombench.yaml into.")
+@click.option("--open-pr", is_flag=True, help="Open a pull request with the entries on each Hub model repo.")
+def eval_results(source: str | None, repo: str | None, out: str, open_pr: bool) -> None:
+    """Write the Hub "Eval Results" files: the benchmark's eval.yaml and one entry file per model."""
+    import yaml
+
+    from tombench.leaderboard._site import eval_result_entries, eval_yaml, hub_model_id, model_slug
+
+    rows = _load_rows(source, repo)
+    root = Path(out)
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "eval.yaml").write_text(eval_yaml(rows), encoding="utf-8")
+    entries = eval_result_entries(rows, repo)
+    for model, items in entries.items():
+        path = root / model_slug(model) / ".eval_results" / "tombench.yaml"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(yaml.safe_dump(items, sort_keys=False), encoding="utf-8")
+    click.echo(f"wrote eval.yaml and entries for {len(entries)} model(s) under {root}")
+    if not open_pr:
+        return
+    from huggingface_hub import CommitOperationAdd, HfApi
+
+    api = HfApi()
+    for model, items in entries.items():
+        target = hub_model_id(model)
+        if target is None:
+            click.echo(f"skipped {model}: not a Hub model id")
+            continue
+        try:
+            info = api.create_commit(target, [CommitOperationAdd(".eval_results/tombench.yaml",
+                                                                 yaml.safe_dump(items, sort_keys=False).encode())],
+                                     commit_message="Add tombench eval results", create_pr=True)
+        except Exception as e:  # one line per model; the others still get their PR
+            click.echo(f"could not open a PR on {target}: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
+            continue
+        click.echo(f"opened {info.pr_url}")

@@ -1,0 +1,331 @@
+"""Rows -> ranked views: a rich table, Markdown, and a self-contained HTML page, all from `build_view`.
+
+`build_view` is the one place that decides what a leaderboard shows (dedup, ranking, columns, number formats);
+the three formatters only lay its cells out. Ranks are shared where 95% intervals overlap: a model's rank is
+1 + the number of models whose interval lies entirely above its own, so two models get different ranks only when
+the data can tell them apart.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ._row import ResultRow
+
+#: Breakdown dimensions in the order the paper discusses them; others follow alphabetically.
+DIMENSION_ORDER = ["action_set", "interesting", "order", "asymmetric", "people", "moves"]
+
+Kind = Literal["text", "num"]
+
+
+@dataclass(frozen=True)
+class Cell:
+    text: str
+    sort: float | str | None = None  # the value a column sorts by (None sorts last)
+    title: str = ""  # extra detail (HTML tooltip)
+
+
+@dataclass(frozen=True)
+class Column:
+    key: str
+    title: str
+    kind: Kind = "text"
+    breakdown: bool = False
+
+
+@dataclass(frozen=True)
+class Entry:
+    row: ResultRow
+    rank: int
+    shared: bool
+    cells: dict[str, Cell]
+
+
+@dataclass(frozen=True)
+class Board:
+    """One ranked table: one task (at one task version) of one benchmark."""
+
+    benchmark: str
+    task: str
+    task_version: str
+    columns: list[Column]
+    entries: list[Entry]
+    hidden: int = 0  # older submissions of a configuration shown here (kept in the history, not ranked)
+
+
+@dataclass(frozen=True)
+class View:
+    boards: list[Board] = field(default_factory=list)
+
+
+# --- selection and ranking ------------------------------------------------------------------------------------------
+def latest_rows(rows: Iterable[ResultRow]) -> tuple[list[ResultRow], list[ResultRow]]:
+    """Split rows into (newest per configuration, older ones). Identical submissions count once."""
+    by_id = {r.submission_id: r for r in rows}
+    newest: dict[tuple, ResultRow] = {}
+    for r in sorted(by_id.values(), key=lambda r: (r.created_at, r.submission_id)):
+        newest[r.dedup_key] = r
+    kept = set(id(r) for r in newest.values())
+    return list(newest.values()), [r for r in by_id.values() if id(r) not in kept]
+
+
+def shared_ranks(rows: Sequence[ResultRow]) -> list[int]:
+    """Rank of each row: 1 + the number of rows whose 95% interval lies entirely above this row's."""
+    return [1 + sum(1 for o in rows if o.ci_low > r.ci_high) for r in rows]
+
+
+def _dim_key(dimension: str) -> tuple[int, str]:
+    return (DIMENSION_ORDER.index(dimension) if dimension in DIMENSION_ORDER else len(DIMENSION_ORDER), dimension)
+
+
+def _pct(x: float | None) -> str:
+    return "–" if x is None else f"{100 * x:.1f}"
+
+
+def _bool(x: bool | None) -> Cell:
+    return Cell({True: "yes", False: "no", None: "?"}[x], {True: 1, False: 0, None: None}[x])
+
+
+def _cells(row: ResultRow, rank: int, shared: bool, breakdown_cols: list[Column]) -> dict[str, Cell]:
+    half = (row.ci_high - row.ci_low) / 2
+    cells = {
+        "rank": Cell(f"={rank}" if shared else str(rank), rank),
+        "model": Cell(row.model, row.model.lower(),
+                      f"provider {row.provider}; revision {row.model_revision or 'unknown'}; params {row.model_params}"),
+        "accuracy": Cell(f"{_pct(row.accuracy)} ±{100 * half:.1f}", row.accuracy,
+                         f"stderr {_pct(row.stderr)}; metric {row.metric}"),
+        "ci": Cell(f"{_pct(row.ci_low)}–{_pct(row.ci_high)}", row.ci_low),
+        "n": Cell(f"{row.samples_completed}/{row.samples_total}"
+                  + (f" ({row.samples_errored} err)" if row.samples_errored else ""), row.samples_completed),
+        "open_weights": _bool(row.open_weights),
+        "size": Cell("?" if row.model_size_b is None else f"{row.model_size_b:g}B", row.model_size_b),
+    }
+    groups = {f"{b.dimension}={b.group}": b for b in row.breakdowns}
+    for col in breakdown_cols:
+        b = groups.get(col.key)
+        if b is None:
+            cells[col.key] = Cell("–", None)
+        else:
+            n = "" if b.n is None else f" n={b.n}"
+            cells[col.key] = Cell(f"{_pct(b.value)}{n}", b.value, f"stderr {_pct(b.stderr)}{n}")
+    if row.settings_filled is not None or row.model_calls is not None:
+        cells["filled"] = Cell(_pct(row.settings_filled), row.settings_filled, f"model calls: {row.model_calls}")
+    cells["tokens"] = Cell(f"{row.total_tokens:,}", row.total_tokens,
+                           f"input {row.input_tokens:,}; output {row.output_tokens:,}")
+    cells["setup"] = Cell(
+        f"T={row.temperature if row.temperature is not None else '?'} ep={row.epochs}", row.temperature,
+        f"max_tokens {row.max_tokens}; seed {row.seed}; config {row.config_hash}; task args {row.task_args}")
+    cells["versions"] = Cell(
+        f"{row.benchmark} {row.package_version or '?'} / {row.harness} {row.harness_version or '?'}",
+        row.harness_version or "",
+        f"dataset {row.dataset_id} @ {row.dataset_revision or 'unpinned'}; eval {row.eval_id}; run {row.run_id}")
+    cells["submitted"] = Cell(row.created_at[:10], row.created_at,
+                              f"{row.submission_id} by {row.submitter or 'unknown'}" + (
+                                  f"; {row.notes}" if row.notes else ""))
+    return cells
+
+
+def build_view(rows: Iterable[ResultRow], *, history: bool = False,
+               dimensions: Sequence[str] | None = None) -> View:
+    """Group rows into one ranked board per (benchmark, task, task version), newest per configuration.
+
+    `history=True` ranks every submission, not only the newest per configuration. `dimensions` restricts the
+    breakdown columns (default: every dimension any row reports).
+    """
+    rows = list(rows)
+    shown, older = (list({r.submission_id: r for r in rows}.values()), []) if history else latest_rows(rows)
+    tasks: dict[tuple[str, str, str], list[ResultRow]] = {}
+    for r in shown:
+        tasks.setdefault((r.benchmark, r.task, r.task_version), []).append(r)
+    boards = []
+    for (bench, task, version), task_rows in sorted(tasks.items()):
+        task_rows.sort(key=lambda r: (-r.accuracy, -r.ci_low, r.model))
+        ranks = shared_ranks(task_rows)
+        keys = sorted({(b.dimension, b.group) for r in task_rows for b in r.breakdowns
+                       if dimensions is None or b.dimension in dimensions},
+                      key=lambda k: (_dim_key(k[0]), k[1]))
+        bcols = [Column(f"{d}={g}", f"{d}: {g}", "num", breakdown=True) for d, g in keys]
+        columns = [Column("rank", "Rank", "num"), Column("model", "Model"), Column("accuracy", "Accuracy %", "num"),
+                   Column("ci", "95% CI", "num"), Column("n", "Samples", "num"),
+                   Column("open_weights", "Open", "text"), Column("size", "Size", "num"), *bcols]
+        if any(r.settings_filled is not None or r.model_calls is not None for r in task_rows):
+            columns.append(Column("filled", "Settings filled %", "num"))
+        columns += [Column("tokens", "Tokens", "num"), Column("setup", "Setup"), Column("versions", "Versions"),
+                    Column("submitted", "Submitted")]
+        entries = [Entry(r, k, ranks.count(k) > 1, _cells(r, k, ranks.count(k) > 1, bcols))
+                   for r, k in zip(task_rows, ranks, strict=True)]
+        hidden = sum(1 for o in older if (o.benchmark, o.task, o.task_version) == (bench, task, version))
+        boards.append(Board(bench, task, version, columns, entries, hidden))
+    return View(boards)
+
+
+# --- formatters -------------------------------------------------------------------------------------------------
+def render(rows: Iterable[ResultRow], fmt: Literal["terminal", "markdown", "html"], *, history: bool = False,
+           dimensions: Sequence[str] | None = None, title: str = "tombench leaderboard"):
+    """The one renderer: a rich renderable (`terminal`), or the text of a Markdown or HTML page."""
+    view = build_view(rows, history=history, dimensions=dimensions)
+    if fmt == "terminal":
+        return _terminal(view, title)
+    if fmt == "markdown":
+        return _markdown(view, title)
+    if fmt == "html":
+        return _html(view, title)
+    raise ValueError(f"unknown format {fmt!r}: use terminal, markdown or html")
+
+
+def _board_caption(b: Board) -> str:
+    older = f"; {b.hidden} older submission(s) in history" if b.hidden else ""
+    return (f"{b.benchmark} / {b.task} (v{b.task_version}): {len(b.entries)} model(s){older}. "
+            "Rank =k: shared, 95% intervals overlap.")
+
+
+def _terminal(view: View, title: str):
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    if not view.boards:
+        return Text("no results yet")
+    tables = []
+    for b in view.boards:
+        # A terminal is narrow: one column per breakdown *dimension*, one line per group inside the cell.
+        dims: dict[str, list[Column]] = {}
+        for c in b.columns:
+            if c.breakdown:
+                dims.setdefault(c.key.split("=", 1)[0], []).append(c)
+        t = Table(title=f"{title}: {b.task} v{b.task_version}", caption=_board_caption(b), show_lines=True)
+        layout: list[tuple[str, list[Column]]] = []
+        for c in b.columns:
+            if not c.breakdown:
+                layout.append((c.title, [c]))
+                t.add_column(c.title, justify="right" if c.kind == "num" else "left", overflow="fold")
+            elif c is dims[c.key.split("=", 1)[0]][0]:
+                dim = c.key.split("=", 1)[0]
+                layout.append((dim, dims[dim]))
+                t.add_column(dim, justify="right", style="cyan", no_wrap=True)
+        for e in b.entries:
+            cells = []
+            for _, cols in layout:
+                if len(cols) == 1 and not cols[0].breakdown:
+                    cells.append(Text(e.cells[cols[0].key].text))
+                else:
+                    cells.append(Text("\n".join(f"{c.key.split('=', 1)[1]}: {e.cells[c.key].text}" for c in cols)))
+            t.add_row(*cells)
+        tables.append(t)
+    return Group(*tables)
+
+
+_MD_SPECIAL = str.maketrans({c: f"\\{c}" for c in "\\|*_`<>[]#"})
+
+
+def _md(text: str) -> str:
+    return " ".join(text.split()).translate(_MD_SPECIAL)
+
+
+def _markdown(view: View, title: str) -> str:
+    out = [f"# {_md(title)}", ""]
+    if not view.boards:
+        out.append("No results yet.")
+    for b in view.boards:
+        out += [f"## {_md(b.task)} (v{_md(b.task_version)})", "", _md(_board_caption(b)), ""]
+        out.append("| " + " | ".join(_md(c.title) for c in b.columns) + " |")
+        out.append("|" + "|".join("---:" if c.kind == "num" else "---" for c in b.columns) + "|")
+        for e in b.entries:
+            out.append("| " + " | ".join(_md(e.cells[c.key].text) for c in b.columns) + " |")
+        out.append("")
+    return "\n".join(out)
+
+
+_CSS = """
+body{font-family:system-ui,sans-serif;margin:1.5rem;color:#222}
+table{border-collapse:collapse;font-size:.85rem;margin-bottom:.5rem}
+th,td{border:1px solid #ddd;padding:.25rem .45rem;white-space:nowrap}
+th{background:#f4f4f4;cursor:pointer;user-select:none;position:sticky;top:0}
+th.breakdown{background:#eef5ff}
+th[aria-sort=ascending]::after{content:" \\25B2"}th[aria-sort=descending]::after{content:" \\25BC"}
+td.num{text-align:right;font-variant-numeric:tabular-nums}
+.filters{margin:.5rem 0 1rem}.filters label{margin-right:1rem}
+caption{caption-side:bottom;text-align:left;color:#666;padding-top:.3rem}
+"""
+
+# Sorting and filtering, no dependencies. Rows carry data-open / data-size; cells carry data-sort.
+_JS = """
+document.querySelectorAll('table.board').forEach(function(table){
+  table.querySelectorAll('th').forEach(function(th, col){
+    th.addEventListener('click', function(){
+      var asc = th.getAttribute('aria-sort') !== 'ascending';
+      table.querySelectorAll('th').forEach(function(h){h.removeAttribute('aria-sort');});
+      th.setAttribute('aria-sort', asc ? 'ascending' : 'descending');
+      var num = th.dataset.kind === 'num';
+      var body = table.tBodies[0];
+      var rows = Array.prototype.slice.call(body.rows);
+      rows.sort(function(a, b){
+        var x = a.cells[col].dataset.sort, y = b.cells[col].dataset.sort;
+        if (x === undefined || x === '') return 1;
+        if (y === undefined || y === '') return -1;
+        var c = num ? parseFloat(x) - parseFloat(y) : x.localeCompare(y);
+        return asc ? c : -c;
+      });
+      rows.forEach(function(r){body.appendChild(r);});
+    });
+  });
+});
+function applyFilters(){
+  var open = document.getElementById('f-open').checked;
+  var maxSize = parseFloat(document.getElementById('f-size').value);
+  var text = document.getElementById('f-text').value.toLowerCase();
+  document.querySelectorAll('table.board tbody tr').forEach(function(tr){
+    var ok = true;
+    if (open && tr.dataset.open !== 'yes') ok = false;
+    if (!isNaN(maxSize)) { var s = parseFloat(tr.dataset.size); if (isNaN(s) || s > maxSize) ok = false; }
+    if (text && tr.dataset.model.indexOf(text) < 0) ok = false;
+    tr.hidden = !ok;
+  });
+}
+['f-open','f-size','f-text'].forEach(function(id){
+  var el = document.getElementById(id); el.addEventListener('input', applyFilters);
+  el.addEventListener('change', applyFilters);
+});
+"""
+
+
+def _attr(x: object) -> str:
+    return html.escape("" if x is None else str(x), quote=True)
+
+
+def _html(view: View, title: str) -> str:
+    parts = [
+        "<!DOCTYPE html>", '<html lang="en"><head><meta charset="utf-8">',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">',
+        f"<title>{_attr(title)}</title><style>{_CSS}</style></head><body>",
+        f"<h1>{_attr(title)}</h1>",
+        '<div class="filters">'
+        '<label><input type="checkbox" id="f-open"> open weights only</label>'
+        '<label>max size (B params) <input type="number" id="f-size" min="0" step="any" style="width:6em"></label>'
+        '<label>model <input type="search" id="f-text" placeholder="filter"></label></div>',
+    ]
+    if not view.boards:
+        parts.append("<p>No results yet.</p>")
+    for i, b in enumerate(view.boards):
+        parts.append(f'<section><h2>{_attr(b.task)} <small>v{_attr(b.task_version)}</small></h2>')
+        parts.append(f'<table class="board" id="board-{i}"><caption>{_attr(_board_caption(b))}</caption><thead><tr>')
+        for c in b.columns:
+            cls = ' class="breakdown"' if c.breakdown else ""
+            parts.append(f'<th data-key="{_attr(c.key)}" data-kind="{c.kind}"{cls}>{_attr(c.title)}</th>')
+        parts.append("</tr></thead><tbody>")
+        for e in b.entries:
+            r = e.row
+            parts.append(f'<tr data-model="{_attr(r.model.lower())}" data-open="{_attr(e.cells["open_weights"].text)}"'
+                         f' data-size="{_attr(r.model_size_b)}">')
+            for c in b.columns:
+                cell = e.cells[c.key]
+                cls = ' class="num"' if c.kind == "num" else ""
+                tip = f' title="{_attr(cell.title)}"' if cell.title else ""
+                parts.append(f'<td{cls} data-sort="{_attr(cell.sort)}"{tip}>{_attr(cell.text)}</td>')
+            parts.append("</tr>")
+        parts.append("</tbody></table></section>")
+    parts.append(f"<script>{_JS}</script></body></html>")
+    return "\n".join(parts)
