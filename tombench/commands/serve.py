@@ -32,7 +32,7 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 def _show(console: Console, server: LocalServer) -> None:
     table = Table(show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold")
-    table.add_column()
+    table.add_column(overflow="fold")  # paths must stay whole: users copy them
     table.add_row("model", server.model)
     table.add_row("base url", server.base_url)
     table.add_row("gguf", str(server.gguf))
