@@ -1,0 +1,82 @@
+"""The one row schema of a ToM-Synth item, shared by generation, QC, Hub export and the Inspect task.
+
+A row is flat JSON: the unit's grouping fields (`unit.metadata()`), the generated content, and provenance. Options
+are always a dict keyed A-D; `answer` is the letter of the correct option in the *current* order (stage 2 of QC may
+reorder options, and records the letter the generator chose in `original_answer`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["LETTERS", "Item", "read_items", "append_jsonl", "read_jsonl_ids"]
+
+LETTERS: tuple[str, ...] = ("A", "B", "C", "D")
+
+
+@dataclass(frozen=True)
+class Item:
+    """One multiple-choice ToM item generated for one social unit."""
+
+    id: str
+    unit_id: str
+    dimension: str
+    sub_dimension: str
+    domain: str
+    situation: str
+    format: str
+    text: str
+    question: str
+    options: dict[str, str]
+    answer: str
+    analysis: str = ""
+    characters: list[str] = field(default_factory=list)
+    generator: str = ""
+    original_answer: str | None = None
+
+    def to_row(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_row(cls, row: dict[str, Any]) -> Item:
+        known = {f for f in cls.__dataclass_fields__}
+        return cls(**{k: v for k, v in row.items() if k in known})
+
+    def options_block(self) -> str:
+        return "\n".join(f"{letter}. {self.options[letter]}" for letter in LETTERS)
+
+
+def read_jsonl(path: str | Path) -> Iterator[dict[str, Any]]:
+    """Rows of a jsonl file; a torn last line (a run killed mid-write) is skipped, so resuming always works."""
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                yield json.loads(line)
+            except json.JSONDecodeError:
+                continue
+
+
+def read_items(path: str | Path) -> list[Item]:
+    return [Item.from_row(row) for row in read_jsonl(path)]
+
+
+def read_jsonl_ids(path: str | Path) -> set[str]:
+    p = Path(path)
+    if not p.exists():
+        return set()
+    return {str(row["id"]) for row in read_jsonl(p) if "id" in row}
+
+
+def append_jsonl(path: str | Path, rows: Iterable[dict[str, Any]]) -> None:
+    """Append and flush at once: each finished item is on disk before the next one is awaited."""
+    with open(path, "a", encoding="utf-8") as f:
+        for row in rows:
+            f.write(json.dumps(row, ensure_ascii=False) + "\n")
+        f.flush()
