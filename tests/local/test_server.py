@@ -199,6 +199,27 @@ def test_local_server_exports_env_only_inside_the_block(tmp_path: Path, monkeypa
     assert _gone(server.pid)
 
 
+def test_temporary_log_is_removed_after_a_clean_end_and_kept_after_a_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(server_mod, "check_server_extra", lambda: None)
+    monkeypatch.setattr(
+        server_mod,
+        "llama_server_argv",
+        lambda gguf, alias, port, n_ctx, n_threads: [sys.executable, str(STANDIN), str(port)],
+    )
+    gguf = tmp_path / "m.gguf"
+    gguf.write_bytes(b"GGUF")
+    with local_server(gguf) as server:
+        assert server.log_path.is_file()
+    assert not server.log_path.exists()
+    with pytest.raises(RuntimeError, match="boom"):
+        with local_server(gguf) as server:
+            raise RuntimeError("boom")
+    assert server.log_path.is_file()
+    server.log_path.unlink()
+
+
 def test_llama_server_argv_uses_this_interpreter(tmp_path: Path) -> None:
     argv = server_mod.llama_server_argv(tmp_path / "m.gguf", "smollm2-135m", 8123, 2048, 2)
     assert argv[:3] == [sys.executable, "-m", "llama_cpp.server"]

@@ -219,7 +219,8 @@ def local_server(
     `export_env=True` that environment is also set in `os.environ` for the block (and restored after), so in-process
     `inspect_ai.eval(..., model=server.model)` works unchanged. Raises `ExtraMissing`/`ModelMissing` (not installed),
     `PortBusy` or `ServerStartError`, each with a message that says what to do. The server is stopped on exit, on
-    error and on KeyboardInterrupt.
+    error and on KeyboardInterrupt. Without `log_path` the server logs to a temporary file, removed at the end
+    unless something failed.
     """
     check_server_extra()
     model_path = resolve_gguf(gguf)
@@ -228,16 +229,26 @@ def local_server(
         port = free_port()
     else:
         check_port_free(port)
+    temporary_log = log_path is None
     if log_path is None:
         fd, name = tempfile.mkstemp(prefix=f"tombench-{alias}-{port}-", suffix=".log")
         os.close(fd)
         log_path = name
     argv = llama_server_argv(model_path, alias, port, n_ctx, n_threads or default_threads())
-    with serve_process(
-        argv, port=port, alias=alias, gguf=model_path, log_path=Path(log_path), ready_timeout=ready_timeout
-    ) as server:
-        with _environ(server.env if export_env else {}):
-            yield server
+    keep_log = True  # a temporary log outlives a failure (error messages point at it), not a normal end or Ctrl-C
+    try:
+        with serve_process(
+            argv, port=port, alias=alias, gguf=model_path, log_path=Path(log_path), ready_timeout=ready_timeout
+        ) as server:
+            with _environ(server.env if export_env else {}):
+                yield server
+        keep_log = False
+    except KeyboardInterrupt:
+        keep_log = False
+        raise
+    finally:
+        if temporary_log and not keep_log:
+            Path(log_path).unlink(missing_ok=True)
 
 
 @contextlib.contextmanager
