@@ -75,8 +75,20 @@ def read_jsonl_ids(path: str | Path) -> set[str]:
 
 
 def append_jsonl(path: str | Path, rows: Iterable[dict[str, Any]]) -> None:
-    """Append and flush at once: each finished item is on disk before the next one is awaited."""
-    with open(path, "a", encoding="utf-8") as f:
+    """Append and flush at once: each finished item is on disk before the next one is awaited.
+
+    A torn last line (no newline: the previous run was killed mid-write) is closed first, so it stays one bad line
+    that `read_jsonl` skips instead of swallowing the next good row.
+    """
+    p = Path(path)
+    torn = False
+    if p.exists() and p.stat().st_size > 0:
+        with open(p, "rb") as f:
+            f.seek(-1, 2)
+            torn = f.read(1) != b"\n"
+    with open(p, "a", encoding="utf-8") as f:
+        if torn:
+            f.write("\n")
         for row in rows:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
         f.flush()

@@ -60,7 +60,8 @@ def _norm(text: str) -> str:
 
 
 _REFERS_TO_OPTIONS = re.compile(
-    r"\b(all|none|both|neither) of the (above|options|answers)\b|\b(options?|answers?)\s+[A-D]\s+(and|or)\s+[A-D]\b",
+    r"\b(all|none|both|neither) of the (above|options|answers)\b"
+    r"|\b(both|either|neither|options?|answers?)\s+\(?(?-i:[A-D])\)?\s+(and|or|nor)\s+\(?(?-i:[A-D])\)?(?!\w)",
     re.IGNORECASE,
 )
 
