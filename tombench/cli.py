@@ -19,6 +19,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "tomsynth": ("tombench.commands.tomsynth:tomsynth", "ToM-Synth items: generate, quality-control, export."),
     "leaderboard": ("tombench.commands.leaderboard:leaderboard", "Rank models from eval logs; publish to the Hub."),
     "serve": ("tombench.commands.serve:serve", "Serve a local real model (llama.cpp, OpenAI-compatible API)."),
+    "contexts": ("tombench.commands.contexts:contexts", "Story contexts: LLM-generate with a judge, or export the bank."),
 }
 
 

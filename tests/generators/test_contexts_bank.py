@@ -143,7 +143,7 @@ def test_load_invalid_entry_names_entry_and_id(tmp_path) -> None:
     [
         ("[1, 2]", "entry 1: a context must be a JSON object"),
         ('[{"people": "Anne", "rooms": ["a"], "objects": ["b"]}]', "'people' must be a list of strings"),
-        ('[{"people": ["Anne"], "rooms": [], "objects": ["b"]}]', "at least one room"),
+        ('[{"people": [], "rooms": ["a"], "objects": ["b"]}]', "at least one person"),
         (
             '[{"people": ["Anne"], "rooms": ["a"], "objects": ["b"], "state_changes": [{"property": "p"}]}]',
             "state change is missing field 'value'",
