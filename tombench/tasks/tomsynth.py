@@ -1,0 +1,189 @@
+"""ToM-Synth: multiple-choice theory-of-mind items across 36 mental states x 96 social situations x 2 formats.
+
+Paper: ToM-Synth: Scaling Robust Theory of Mind in LLMs via 6,912 Structured Social Units (anonymous ACL
+submission, 2025). Items come from `tombench tomsynth generate` + `tombench tomsynth qc` (a local jsonl), an exported
+folder (`tombench tomsynth export-hf`), or a Hub dataset with the same columns.
+
+    inspect eval tombench/tomsynth -T data=tomsynth.qc.jsonl --model openai/gpt-4o-mini
+    inspect eval tombench/tomsynth -T data=org/tomsynth -T revision=<sha> -T dimension=Emotion --model ...
+    inspect eval tombench/tomsynth -T data=... -T answer_format=think --model ...   # the paper's RL reward
+
+Accuracy is reported overall and by mental-state dimension, sub-dimension, social domain and format (the shared
+`breakdown` metric). With `answer_format=think` the model must answer `<think>...</think><answer>X</answer>` and the
+score is the paper's reward in {-1, 0, 1}.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.solver import Generate, Solver, TaskState, multiple_choice, solver
+
+__all__ = ["tomsynth", "record_to_sample", "rl_prompt", "RL_TEMPLATE", "load_records"]
+
+TASK_VERSION = "1.0.0"
+_LETTERS = ("A", "B", "C", "D")
+
+#: The paper's RL prompt convention (§4, following DeepSeek-R1): reason in <think>, answer in <answer>.
+RL_TEMPLATE = """\
+{question}
+
+{choices}
+
+Think about the characters' mental states step by step inside <think> </think> tags, then give only the letter of \
+the correct option inside <answer> </answer> tags, e.g. <think>...</think><answer>A</answer>."""
+
+
+def _question_text(record: dict[str, Any]) -> str:
+    return f"{record['format']}:\n{record['text'].strip()}\n\nQuestion: {record['question'].strip()}"
+
+
+def record_to_sample(record: dict[str, Any]) -> Sample:
+    """One item row (see `tombench.generators.tomsynth.items.Item`) as a multiple-choice Sample."""
+    options = record["options"]
+    return Sample(
+        id=record["id"],
+        input=_question_text(record),
+        choices=[str(options[letter]) for letter in _LETTERS],
+        target=str(record["answer"]).strip().upper(),
+        metadata={
+            "unit_id": record.get("unit_id"),
+            "dimension": record["dimension"],
+            "sub_dimension": record["sub_dimension"],
+            "domain": record["domain"],
+            "situation": record.get("situation"),
+            "format": record["format"],
+        },
+    )
+
+
+def _render_think(question: str, options: list[str]) -> str:
+    choices = "\n".join(f"{letter}) {opt}" for letter, opt in zip(_LETTERS, options, strict=True))
+    return RL_TEMPLATE.format(question=question, choices=choices)
+
+
+def rl_prompt(record: dict[str, Any]) -> str:
+    """The think/answer prompt for one item row: the same text the task sends, for use as a GRPO training prompt."""
+    return _render_think(_question_text(record), [str(record["options"][letter]) for letter in _LETTERS])
+
+
+@solver
+def _think_answer() -> Solver:
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        state.user_prompt.text = _render_think(state.input_text, [c.value for c in state.choices])
+        return await generate(state)
+
+    return solve
+
+
+def load_records(data: str, *, split: str = "train", revision: str | None = None) -> tuple[list[dict], dict]:
+    """Rows from a jsonl file, an exported folder or a Hub dataset id; also returns provenance for the log.
+
+    Hub datasets are resolved to a commit sha first, so the log records exactly which revision was evaluated.
+    """
+    path = Path(data)
+    if path.is_file():
+        from tombench.generators.tomsynth.items import read_jsonl
+
+        return list(read_jsonl(path)), {"data": str(path)}
+    import datasets
+
+    if path.is_dir():
+        return list(datasets.load_dataset(str(path), split=split)), {"data": str(path)}
+    if data.endswith((".jsonl", ".json")) or "/" not in data or data.startswith((".", "/")):
+        raise ValueError(f"ToM-Synth data {data!r} not found: give an existing .jsonl file, folder, or Hub dataset id")
+    try:
+        from huggingface_hub import HfApi
+
+        sha = HfApi().dataset_info(data, revision=revision).sha
+        ds = datasets.load_dataset(data, split=split, revision=sha)
+    except Exception as e:  # noqa: BLE001 - network/auth/404 all end in the same one-line advice
+        raise ValueError(
+            f"could not load Hub dataset {data!r} (revision {revision or 'main'}): {type(e).__name__}; check the id, "
+            "your network and HF_TOKEN, or pass a local file with -T data=FILE"
+        ) from None
+    return list(ds), {"data": data, "revision": sha, "split": split}
+
+
+def _as_list(value: str | list[str] | None) -> list[str] | None:
+    if value is None:
+        return None
+    return [value] if isinstance(value, str) else list(value)
+
+
+def _filter(records: list[dict], key: str, wanted: str | list[str] | None, valid: list[str]) -> list[dict]:
+    values = _as_list(wanted)
+    if values is None:
+        return records
+    lower = {v.lower(): v for v in valid}
+    bad = [v for v in values if v.lower() not in lower]
+    if bad:
+        raise ValueError(f"Invalid {key} value(s): {bad}. Must be one of: {valid}")
+    keep = {lower[v.lower()] for v in values}
+    return [r for r in records if r[key] in keep]
+
+
+@task
+def tomsynth(
+    data: str | None = None,
+    split: str = "train",
+    revision: str | None = None,
+    dimension: str | list[str] | None = None,
+    sub_dimension: str | list[str] | None = None,
+    domain: str | list[str] | None = None,
+    format: str | list[str] | None = None,
+    answer_format: Literal["letter", "think"] = "letter",
+    cot: bool = False,
+    limit_per_unit: int | None = None,
+) -> Task:
+    """ToM-Synth multiple-choice evaluation.
+
+    Args:
+        data: a `.jsonl` of items (from `tombench tomsynth generate`/`qc`), an exported folder, or a Hub dataset id.
+        split: dataset split (Hub/folder only).
+        revision: Hub revision (branch, tag or sha); the resolved sha is recorded in the task metadata.
+        dimension, sub_dimension, domain, format: keep only these values (names as in the paper, any case).
+        answer_format: "letter" (Inspect multiple choice, accuracy) or "think" (paper's RL reward in {-1, 0, 1}).
+        cot: ask for step-by-step reasoning before the letter ("letter" format only).
+        limit_per_unit: keep at most this many items per unit (e.g. 1 for a quick sweep over all units).
+    """
+    from tombench.generators.tomsynth import units as U
+    from tombench.scorers.tomsynth import tomsynth_choice, tomsynth_rl
+
+    if not data:
+        raise ValueError("ToM-Synth needs data: -T data=FILE.jsonl | FOLDER | org/dataset")
+    if answer_format not in ("letter", "think"):
+        raise ValueError(f"Invalid answer_format value(s): {answer_format!r}. Must be one of: ['letter', 'think']")
+    records, provenance = load_records(data, split=split, revision=revision)
+    records = _filter(records, "dimension", dimension, list(dict.fromkeys(m.dimension for m in U.mental_states())))
+    records = _filter(records, "sub_dimension", sub_dimension, [m.sub_dimension for m in U.mental_states()])
+    records = _filter(records, "domain", domain, list(dict.fromkeys(s.domain for s in U.situations())))
+    records = _filter(records, "format", format, list(U.formats()))
+    if limit_per_unit is not None:
+        seen: dict[str, int] = {}
+        kept = []
+        for r in records:
+            unit = r.get("unit_id") or r["id"]
+            n = seen.get(unit, 0)
+            if n < limit_per_unit:
+                kept.append(r)
+            seen[unit] = n + 1
+        records = kept
+    if not records:
+        raise ValueError(f"no ToM-Synth items left in {data!r} after filtering")
+
+    dataset = MemoryDataset([record_to_sample(r) for r in records], name="tomsynth", location=str(data))
+    if answer_format == "think":
+        solver_, scorer_ = _think_answer(), tomsynth_rl()
+    else:
+        solver_, scorer_ = multiple_choice(cot=cot), tomsynth_choice()
+    return Task(
+        dataset=dataset,
+        solver=solver_,
+        scorer=scorer_,
+        version=TASK_VERSION,
+        metadata={"benchmark": "tomsynth", "answer_format": answer_format, **provenance},
+    )
