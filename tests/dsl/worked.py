@@ -18,6 +18,8 @@ PEEL = StateChange("peel", "is peeled", "{person} peeled the {object}.", True)
 PAINT = StateChange("paint", "is painted red", "{person} painted the {object} red.", True)
 POISON = StateChange("poison", "is poisoned", "{person} poisoned the {object}.", False)
 CHANGES = {"peel": PEEL, "paint": PAINT, "poison": POISON}
+#: a fourth change, so object-state settings with 4 important actions are possible
+DISINFECT = StateChange("clean", "is disinfected", "{person} disinfected the {object}.", False)
 
 
 def context(obj: str = "apple") -> Context:
@@ -27,7 +29,7 @@ def context(obj: str = "apple") -> Context:
         objects=(obj,),
         containers=("basket", "box", "crate", "chest"),
         topics=("summer vacation", "new recipe"),
-        state_changes=(PEEL, PAINT, POISON),
+        state_changes=(PEEL, PAINT, POISON, DISINFECT),
     )
 
 

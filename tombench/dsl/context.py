@@ -71,10 +71,7 @@ class Context:
     def validate(self) -> None:
         if not self.people:
             raise ContextError("a context needs at least one person")
-        if not self.rooms:
-            raise ContextError("a context needs at least one room")
-        if not self.objects:
-            raise ContextError("a context needs at least one object")
+        # rooms and objects may be empty: a context inferred from a chit-chat-only story has none
         for label, names in (
             ("people", self.people),
             ("rooms", self.rooms),
@@ -87,6 +84,8 @@ class Context:
             for n in names:
                 if not n or n != n.strip() or "  " in n:
                     raise ContextError(f"bad {label} name {n!r}")
+                if label != "people" and normalise_noun(n) != n:
+                    raise ContextError(f"{label} must be lower-case without a leading article: {n!r}")
         for p in self.people:
             if not re.fullmatch(r"[A-Z][A-Za-z'\-]*", p):
                 raise ContextError(f"person names must be single capitalised words, got {p!r}")
@@ -101,6 +100,8 @@ class Context:
                 raise ContextError(f"state-change text must contain {{person}} and {{object}}: {sc.text!r}")
             if not sc.value or sc.value != sc.value.strip():
                 raise ContextError(f"bad state value {sc.value!r}")
+            if sc.property in ("room", "container", "topic"):
+                raise ContextError(f"{sc.property!r} is reserved and cannot name a state property")
         if len({(sc.property, sc.value) for sc in self.state_changes}) != len(self.state_changes):
             raise ContextError("duplicate state change (property, value)")
 

@@ -1,0 +1,301 @@
+"""Parsing rendered story structures back into actions (`parse_structure`).
+
+The parser reads the exact templates of the semantics document (the format of the public ExploreToM data), replays
+the actions through the tracker, and checks that every sentence re-renders byte-identically. A sentence that is not
+a template sentence, or that describes an impossible action, raises `StoryParseError` naming it. Free-text
+object-state sentences are matched against the state-change templates of a supplied context.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from tombench.dsl.actions import (
+    Action,
+    EnterRoom,
+    Fact,
+    LeaveRoom,
+    MoveObjectContainer,
+    MoveObjectRoom,
+    TellPrivate,
+    TellPublic,
+    UpdateObjectState,
+)
+from tombench.dsl.context import Context, ContextError, StateChange
+from tombench.dsl.render import DISTRACTED_CLAUSE, PEEK_TEMPLATE, WHILE_PREFIX
+from tombench.dsl.story import Story
+
+__all__ = ["parse_structure", "split_sentences", "StoryParseError"]
+
+
+class StoryParseError(ValueError):
+    """A story structure that cannot be parsed; the message names the offending sentence."""
+
+    def __init__(self, message: str, sentence: str | None = None, index: int | None = None) -> None:
+        where = f"sentence {index + 1} {sentence!r}: " if sentence is not None and index is not None else ""
+        super().__init__(where + message)
+        self.sentence = sentence
+        self.index = index
+
+
+_NAME = r"([A-Z][\w'\-]*)"
+_PHRASE = r"(.+?)"
+_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+    ("enter", re.compile(rf"^{_NAME} entered the {_PHRASE}\.$")),
+    ("leave", re.compile(rf"^{_NAME} left the {_PHRASE}\.$")),
+    ("move_container", re.compile(rf"^{_NAME} moved the {_PHRASE} to the {_PHRASE}, which is also located in the {_PHRASE}\.$")),
+    ("move_room_leaving", re.compile(rf"^{_NAME} moved the {_PHRASE} to the {_PHRASE}, leaving the {_PHRASE} in its original location\.$")),
+    ("move_room", re.compile(rf"^{_NAME} moved the {_PHRASE} to the {_PHRASE}\.$")),
+    ("tell_private_topic", re.compile(rf"^{_NAME} told privately to {_NAME} about the {_PHRASE}\.$")),
+    ("tell_private_fact", re.compile(rf"^{_NAME} told privately to {_NAME} that (?:the {_PHRASE}|{_NAME}) is in the {_PHRASE}\.$")),
+    ("tell_public_topic", re.compile(rf"^{_NAME} told out loud about the {_PHRASE}\.$")),
+    ("tell_public_fact", re.compile(rf"^{_NAME} told out loud that (?:the {_PHRASE}|{_NAME}) is in the {_PHRASE}\.$")),
+]
+_PEEK_ONLY = re.compile("^" + re.escape(WHILE_PREFIX) + "(.+?) " + re.escape(PEEK_TEMPLATE.format(K="")[1:]) + r"\.$")
+_DISTRACTED_ONLY = re.compile(
+    "^" + re.escape(WHILE_PREFIX) + "(.+?) " + re.escape(DISTRACTED_CLAUSE.format(D="")[1:]) + r"\.$"
+)
+_BOTH = re.compile(
+    "^"
+    + re.escape(WHILE_PREFIX)
+    + "(.+?) "
+    + re.escape(PEEK_TEMPLATE.format(K="")[1:])
+    + re.escape("; also, ")
+    + "(.+?) "
+    + re.escape(DISTRACTED_CLAUSE.format(D="")[1:])
+    + r"\.$"
+)
+_SPLIT = re.compile(r"(?<=\.)\s+(?=[A-Z])")
+
+
+def split_sentences(text: str) -> list[str]:
+    """Split a rendered structure into sentences (joined by spaces or newlines in the wild)."""
+    text = " ".join(text.split())
+    return [s for s in _SPLIT.split(text) if s]
+
+
+def _names(s: str) -> tuple[str, ...]:
+    """Inverse of `join_names`: "A", "A and B", "A, B, and C"."""
+    parts = re.split(r", and |, | and ", s)
+    return tuple(p.strip() for p in parts if p.strip())
+
+
+@dataclass
+class _Raw:
+    kind: str
+    groups: tuple[str | None, ...]
+    sentence: str
+    index: int
+    peekers: tuple[str, ...] = ()
+    distracted: tuple[str, ...] = ()
+    modifier: str | None = None
+    change: StateChange | None = None
+
+
+@dataclass
+class _Names:
+    people: list[str] = field(default_factory=list)
+    rooms: list[str] = field(default_factory=list)
+    objects: list[str] = field(default_factory=list)
+    containers: list[str] = field(default_factory=list)
+    topics: list[str] = field(default_factory=list)
+
+    def add(self, kind: str, name: str | None) -> None:
+        lst = getattr(self, kind)
+        if name is not None and name not in lst:
+            lst.append(name)
+
+
+def _state_change_patterns(ctx: Context | None) -> list[tuple[re.Pattern[str], StateChange]]:
+    if ctx is None:
+        return []
+    out = []
+    for sc in ctx.state_changes:
+        pat = re.escape(sc.text).replace(re.escape("{person}"), _NAME).replace(re.escape("{object}"), _PHRASE)
+        out.append((re.compile("^" + pat + "$"), sc))
+    return out
+
+
+def _classify(sentences: list[str], ctx: Context | None) -> list[_Raw]:
+    state_patterns = _state_change_patterns(ctx)
+    raws: list[_Raw] = []
+    for i, s in enumerate(sentences):
+        if s.startswith(WHILE_PREFIX):
+            if not raws:
+                raise StoryParseError("a modifier sentence must follow an action", s, i)
+            prev = raws[-1]
+            if prev.modifier is not None:
+                raise StoryParseError("an action can have only one modifier sentence", s, i)
+            if m := _BOTH.match(s):
+                prev.peekers, prev.distracted = _names(m.group(1)), _names(m.group(2))
+            elif m := _PEEK_ONLY.match(s):
+                prev.peekers = _names(m.group(1))
+            elif m := _DISTRACTED_ONLY.match(s):
+                prev.distracted = _names(m.group(1))
+            else:
+                raise StoryParseError("not a template modifier sentence", s, i)
+            prev.modifier = s
+            continue
+        for kind, pat in _PATTERNS:
+            if m := pat.match(s):
+                raws.append(_Raw(kind, m.groups(), s, i))
+                break
+        else:
+            for pat, sc in state_patterns:
+                if m := pat.match(s):
+                    raws.append(_Raw("update", m.groups(), s, i, change=sc))
+                    break
+            else:
+                hint = "" if ctx is not None else " (object-state sentences parse only when their context is given)"
+                raise StoryParseError("not a template sentence" + hint, s, i)
+    return raws
+
+
+def _collect(raws: list[_Raw]) -> _Names:
+    """Entity names in order of first mention (people) or first use (the rest)."""
+    n = _Names()
+    rooms_or_containers: list[tuple[str, _Raw]] = []
+    for r in raws:
+        g = r.groups
+        k = r.kind
+        if k in ("enter", "leave"):
+            n.add("people", g[0])
+            n.add("rooms", g[1])
+        elif k == "move_container":
+            n.add("people", g[0])
+            n.add("objects", g[1])
+            n.add("containers", g[2])
+            n.add("rooms", g[3])
+        elif k == "move_room_leaving":
+            n.add("people", g[0])
+            n.add("objects", g[1])
+            n.add("rooms", g[2])
+            n.add("containers", g[3])
+        elif k == "move_room":
+            n.add("people", g[0])
+            n.add("objects", g[1])
+            n.add("rooms", g[2])
+        elif k == "update":
+            n.add("people", g[0])
+            n.add("objects", g[1])
+        elif k == "tell_private_topic":
+            n.add("people", g[0])
+            n.add("people", g[1])
+            n.add("topics", g[2])
+        elif k == "tell_public_topic":
+            n.add("people", g[0])
+            n.add("topics", g[1])
+        elif k == "tell_private_fact":
+            n.add("people", g[0])
+            n.add("people", g[1])
+            n.add("people", g[3])
+            rooms_or_containers.append((g[4], r))  # type: ignore[arg-type]
+        elif k == "tell_public_fact":
+            n.add("people", g[0])
+            n.add("people", g[2])
+            rooms_or_containers.append((g[3], r))  # type: ignore[arg-type]
+        for p in (*r.peekers, *r.distracted):
+            n.add("people", p)
+    for v, r in rooms_or_containers:
+        if v not in n.rooms and v not in n.containers:
+            raise StoryParseError(f"cannot tell whether {v!r} is a room or a container", r.sentence, r.index)
+    return n
+
+
+def _merge(ctx: Context | None, names: _Names, raws: list[_Raw]) -> Context:
+    if ctx is None:
+        base = Context.__new__(Context)  # placeholder lists below
+        people: list[str] = []
+        rooms: list[str] = []
+        objects: list[str] = []
+        containers: list[str] = []
+        topics: list[str] = []
+        changes: tuple[StateChange, ...] = ()
+        setting, cid = "", ""
+    else:
+        base = ctx
+        people, rooms, objects = list(ctx.people), list(ctx.rooms), list(ctx.objects)
+        containers, topics, changes = list(ctx.containers), list(ctx.topics), ctx.state_changes
+        setting, cid = ctx.setting, ctx.id
+    del base
+    for src, dst in (
+        (names.people, people),
+        (names.rooms, rooms),
+        (names.objects, objects),
+        (names.containers, containers),
+        (names.topics, topics),
+    ):
+        for x in src:
+            if x not in dst:
+                dst.append(x)
+    try:
+        return Context(
+            people=tuple(people),
+            rooms=tuple(rooms),
+            objects=tuple(objects),
+            containers=tuple(containers),
+            topics=tuple(topics),
+            state_changes=changes,
+            setting=setting,
+            id=cid,
+        )
+    except ContextError as e:
+        first = raws[0] if raws else None
+        raise StoryParseError(f"the story's entities do not form a valid context: {e}",
+                              first.sentence if first else None, first.index if first else None) from None
+
+
+def _action(r: _Raw, ctx: Context) -> Action:
+    g = r.groups
+    k = r.kind
+    K, D = r.peekers, r.distracted
+    if k == "enter":
+        return EnterRoom(g[0], g[1])  # type: ignore[arg-type]
+    if k == "leave":
+        return LeaveRoom(g[0], g[1])  # type: ignore[arg-type]
+    if k == "move_container":
+        return MoveObjectContainer(g[0], g[1], g[2], K, D)  # type: ignore[arg-type]
+    if k in ("move_room", "move_room_leaving"):
+        return MoveObjectRoom(g[0], g[1], g[2])  # type: ignore[arg-type]
+    if k == "update":
+        assert r.change is not None
+        return UpdateObjectState(g[0], g[1], r.change, K, D)  # type: ignore[arg-type]
+    if k == "tell_private_topic":
+        return TellPrivate(g[0], g[1], g[2], K, D)  # type: ignore[arg-type]
+    if k == "tell_public_topic":
+        return TellPublic(g[0], g[1], K, D)  # type: ignore[arg-type]
+    if k == "tell_private_fact":
+        speaker, listener, thing, person, value = g
+        entity = thing if thing is not None else person
+        prop = "room" if value in ctx.rooms else "container"
+        return TellPrivate(speaker, listener, Fact(entity, prop, value), K, D)  # type: ignore[arg-type]
+    speaker, thing, person, value = g
+    entity = thing if thing is not None else person
+    prop = "room" if value in ctx.rooms else "container"
+    return TellPublic(speaker, Fact(entity, prop, value), K, D)  # type: ignore[arg-type]
+
+
+def parse_structure(text: str, context: Context | None = None) -> Story:
+    """Parse a rendered story structure into a replayed `Story`.
+
+    Without a context, the entities are inferred from the sentences (people in order of first mention); with one,
+    its lists come first, its state-change templates make object-state sentences parseable, and names the story uses
+    but the context lacks are appended. Raises `StoryParseError` naming the first sentence that is not a template
+    sentence, describes an impossible action, or does not re-render identically.
+    """
+    sentences = split_sentences(text)
+    if not sentences:
+        raise StoryParseError("empty story")
+    raws = _classify(sentences, context)
+    ctx = _merge(context, _collect(raws), raws)
+    story = Story(ctx)
+    for r in raws:
+        action = _action(r, ctx)
+        reason = story.check(action)
+        if reason is not None:
+            raise StoryParseError(f"impossible action: {reason}", r.sentence, r.index)
+        step = story.apply(action)
+        if step.sentence != r.sentence or step.modifier != r.modifier:
+            raise StoryParseError(f"re-renders differently, as {step.sentence!r}", r.sentence, r.index)
+    return story
