@@ -5,4 +5,5 @@ inside task functions, never here.
 """
 
 # ruff: noqa: F401
+from tombench.tasks.persuasion import persuasion_dynamic, persuasion_fixed
 from tombench.tasks.tomsynth import tomsynth
