@@ -125,15 +125,15 @@ def generate(
         raise UserError("--observer and --no-observer exclude each other")
     if limit is not None and limit < 1:
         raise UserError("--limit must be at least 1")
-    scenarios = sample_scenarios([r.scenario for r in _load(scenarios_file, revision, data_file)], limit,
-                                 random.Random(seed))
     persuadee = persuadee or persuader
-    models = ToMMAModels(
+    models = ToMMAModels(  # models first: a missing key should fail before any download
         persuader=_model(persuader, "persuader", max_retries),
         persuadee=_model(persuadee, "persuadee", max_retries),
         observer=None if no_observer else _model(observer or persuader, "observer", max_retries),
         mental_state=_model(mental_state_model or persuadee, "mental_state", max_retries),
     )
+    scenarios = sample_scenarios([r.scenario for r in _load(scenarios_file, revision, data_file)], limit,
+                                 random.Random(seed))
     with _progress() as progress:
         bar = progress.add_task("dialogues", total=len(scenarios))
         summary = _run(
@@ -180,10 +180,10 @@ def evaluate(
 
     if file != "hub" and not Path(file).is_file():
         raise UserError(f"no such file: {file} (or pass `hub` for the released evaluation split)")
+    model = _model(judge, "grader", max_retries)
     records = _load(file, revision, data_file, limit)
     if not records:
         raise UserError(f"{file} holds no dialogues")
-    model = _model(judge, "grader", max_retries)
     with _progress() as progress:
         bar = progress.add_task("dialogues", total=len(records))
         judgements = _run(

@@ -1,0 +1,149 @@
+"""Causal-ToM audit of a dialogue dataset (paper Table 1) and the `tombench persuasion` command, offline."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from tests.generators.test_persuasion_scripted import FIXTURE, Scripted, persuader_json
+from tombench.cli import main
+from tombench.generators.persuasion.data import PersuasionDataError, load_records, read_record_dicts
+from tombench.generators.persuasion.evaluate import evaluate_dataset, summarise
+
+RECORDS = load_records(FIXTURE).records
+
+
+def _ctom(generative: tuple[bool, bool], preventive: tuple[bool, bool] | None) -> str:
+    def part(pair: tuple[bool, bool]) -> dict:
+        return {"behaviour": "b", "belief": "x", "desire": "y", "belief_addressed": pair[0], "desire_addressed": pair[1]}
+
+    return "Inference first.\n" + json.dumps(
+        {"preventive": part(preventive) if preventive else None, "generative": part(generative)}
+    )
+
+
+def judge_respond(kind: str, system: str, user: str) -> str:
+    """Looks persuasive to direct prompting 3 times in 4, but only 2 pass the causal-ToM rule."""
+    if kind == "direct":
+        return "Persuaded: no" if "recycling" in user else "I feel convinced. Persuaded: yes"
+    assert kind == "ctom"
+    if "gym" in user:
+        return _ctom((True, True), (True, False))
+    if "recycling" in user:
+        return _ctom((True, False), None)
+    if "data analysis course" in user:
+        return _ctom((True, True), (False, False))  # competing plan untouched: not persuaded
+    return _ctom((True, True), None)
+
+
+def test_dataset_evaluation_direct_vs_ctom_and_resume(tmp_path) -> None:  # noqa: ANN001
+    judge = Scripted(judge_respond)
+    out = tmp_path / "judged.jsonl"
+    judgements = asyncio.run(evaluate_dataset(RECORDS, judge.model, out))
+    by_domain = {j.domain: j for j in judgements}
+    assert by_domain["Health"].direct is True and by_domain["Health"].ctom is True
+    assert by_domain["Career"].direct is True and by_domain["Career"].ctom is False
+    assert by_domain["Ecology"].direct is False and by_domain["Ecology"].ctom is False
+    s = summarise(judgements)
+    assert (s.dialogues, s.direct_rate, s.ctom_rate, s.gap) == (4, 75.0, 50.0, 25.0)
+    assert sorted(judge.kinds()) == ["ctom"] * 4 + ["direct"] * 4
+    # the audit uses no annotation: the judge never sees the dataset's mental state
+    secrets = [x for r in RECORDS if r.mental_state for x in r.mental_state.secret_strings()]
+    assert all(not any(x in sy + u for x in secrets) for _, sy, u in judge.calls)
+    assert len(read_record_dicts(out)) == 4
+    again = asyncio.run(evaluate_dataset(RECORDS, judge.model, out))  # resumed: nothing judged twice
+    assert len(judge.calls) == 8 and summarise(again) == s
+
+
+def test_unreadable_verdicts_are_left_out_of_rates() -> None:
+    judge = Scripted(lambda kind, s, u: "I cannot judge this." if "gym" in u else judge_respond(kind, s, u))
+    s = summarise(asyncio.run(evaluate_dataset(RECORDS, judge.model)))
+    assert (s.n_direct, s.n_ctom) == (3, 3)
+    assert s.direct_rate == pytest.approx(200 / 3) and s.ctom_rate == pytest.approx(100 / 3)
+
+
+def test_bad_files_are_one_line_errors(tmp_path) -> None:  # noqa: ANN001
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    with pytest.raises(PersuasionDataError, match="not valid JSON"):
+        load_records(bad)
+    malformed = tmp_path / "m.jsonl"
+    malformed.write_text(json.dumps({"scenario": {"goal": "g"}, "dialog": ["no label"]}) + "\n")
+    with pytest.raises(PersuasionDataError, match="record 0 is malformed"):
+        load_records(malformed)
+
+
+@pytest.fixture
+def scripted_cli(monkeypatch):  # noqa: ANN001, ANN201
+    """Every model the CLI builds is a scripted one (the CLI's own model construction is tested for errors)."""
+    import tombench.commands.persuasion as cmd
+
+    built: dict[str, Scripted] = {}
+
+    def respond(kind: str, system: str, user: str) -> str:
+        if kind == "mental_state":
+            return json.dumps({"preventive": None, "generative": {"content": "c", "belief": "b", "desire": "d"}})
+        if kind == "persuader":
+            return persuader_json("Let me explain why.")
+        if kind == "observer":
+            return '{"approved": true}'
+        if kind in ("direct", "ctom"):
+            return judge_respond(kind, system, user)
+        return "Sounds good."
+
+    def fake_model(name: str, role: str, max_retries: int) -> object:
+        built[role] = Scripted(respond)
+        return built[role].model
+
+    monkeypatch.setattr(cmd, "_model", fake_model)
+    return built
+
+
+def test_cli_evaluate_prints_table_two(tmp_path, scripted_cli) -> None:  # noqa: ANN001
+    out = tmp_path / "j.jsonl"
+    result = CliRunner().invoke(
+        main, ["persuasion", "evaluate", str(FIXTURE), "--judge", "x/y", "--out", str(out), "--no-cache"]
+    )
+    assert result.exit_code == 0, result.output
+    assert "Direct Prompting" in result.output and "75.00" in result.output and "50.00" in result.output
+    assert len(read_record_dicts(out)) == 4 and set(scripted_cli) == {"grader"}
+
+
+def test_cli_generate_writes_resumable_jsonl(tmp_path, scripted_cli) -> None:  # noqa: ANN001
+    out = tmp_path / "g.jsonl"
+    args = ["persuasion", "generate", "--scenarios", str(FIXTURE), "--persuader", "x/y", "--out", str(out)]
+    result = CliRunner().invoke(main, [*args, "--limit", "2", "--seed", "1", "--no-cache"])
+    assert result.exit_code == 0, result.output
+    rows = read_record_dicts(out)
+    assert len(rows) == 2 and all(len(r["dialog"]) == 6 for r in rows)
+    assert set(scripted_cli) == {"persuader", "persuadee", "observer", "mental_state"}
+    result = CliRunner().invoke(main, [*args, "--no-cache"])
+    assert result.exit_code == 0 and len(read_record_dicts(out)) == 4
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["evaluate", "missing.json", "--judge", "x/y"], "no such file: missing.json"),
+        (["evaluate", str(FIXTURE), "--judge", "nosuchprovider/model"], "cannot use model 'nosuchprovider/model'"),
+        (
+            ["generate", "--scenarios", "nope.json", "--persuader", "mockllm/model", "--out", "o.jsonl"],
+            "no such file: nope.json",
+        ),
+        (
+            ["generate", "--scenarios", str(FIXTURE), "--persuader", "a/b", "--observer", "a/b", "--no-observer",
+             "--out", "o.jsonl"],
+            "exclude each other",
+        ),
+    ],
+)
+def test_cli_user_errors_are_one_line(args, message, tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["persuasion", *args])
+    assert result.exit_code == 2, result.output
+    errors = [line for line in result.output.splitlines() if line.startswith("error:")]
+    assert len(errors) == 1 and message in errors[0] and "Traceback" not in result.output
+    assert result.output.rstrip().endswith(errors[0])  # the error is the last line, not followed by a trace
