@@ -20,6 +20,7 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "leaderboard": ("tombench.commands.leaderboard:leaderboard", "Rank models from eval logs; publish to the Hub."),
     "serve": ("tombench.commands.serve:serve", "Serve a local real model (llama.cpp, OpenAI-compatible API)."),
     "contexts": ("tombench.commands.contexts:contexts", "Story contexts: LLM-generate with a judge, or export the bank."),
+    "persuasion": ("tombench.commands.persuasion:persuasion", "ToMMA persuasion: generate double-blind dialogues, CToM-audit datasets."),
 }
 
 
