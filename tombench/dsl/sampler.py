@@ -173,18 +173,33 @@ def _fields(a: Action) -> tuple:
     raise ValueError(f"{type(a).__name__} takes no modifiers")
 
 
-def sample_action(story: Story, allowed: tuple[str, ...] | list[str], rng: random.Random) -> Step | None:
-    """Apply one random valid action of a uniformly chosen allowed type; None (story unchanged) if that type has none."""
+def sample_action(
+    story: Story,
+    allowed: tuple[str, ...] | list[str],
+    rng: random.Random,
+    exhausted: set[str] | None = None,
+) -> Step | None:
+    """Apply one random valid action of a uniformly chosen allowed type; None (story unchanged) if that type has none.
+
+    `exhausted` (optional) remembers the types found to have no valid tuple in the *current* state, so a rollout does
+    not enumerate them again until the story changes; it does not change which actions are drawn.
+    """
     name = allowed[rng.randrange(len(allowed))]
+    if exhausted is not None and name in exhausted:
+        return None
     cands = candidate_actions(story, name)
     n = len(cands)
     while n:
         j = rng.randrange(n)
         step = story.try_apply(cands[j])
         if step is not None:
+            if exhausted:
+                exhausted.clear()
             return step
         n -= 1
         cands[j] = cands[n]
+    if exhausted is not None:
+        exhausted.add(name)
     return None
 
 
@@ -204,10 +219,11 @@ def rollout(
     allowed = conditions.aset.allowed
     failures = 0
     added = 0
+    exhausted: set[str] = set()
     while not stop(s) and not conditions.never_desired(s):
         if max_actions is not None and added >= max_actions:
             break
-        if sample_action(s, allowed, rng) is None:
+        if sample_action(s, allowed, rng, exhausted) is None:
             failures += 1
             if failures >= MAX_FAILED_STEPS:
                 break
