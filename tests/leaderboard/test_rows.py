@@ -69,6 +69,7 @@ def test_card_features_are_what_datasets_reads():
     assert list(declared) == list(features())
     assert declared["breakdowns"].feature["n"].dtype == "int64"
     assert declared["open_weights"].dtype == "bool" and declared["accuracy"].dtype == "float64"
+    assert declared["created_at"].dtype == "timestamp[us, tz=UTC]"
 
 
 @pytest.mark.parametrize("name, size", [("hf/Qwen/Qwen2.5-7B-Instruct", 7.0), ("vllm/HuggingFaceTB/SmolLM2-135M", 0.135),

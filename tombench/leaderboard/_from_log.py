@@ -17,7 +17,7 @@ from typing import Any
 
 from tombench.scorers.breakdown import parse_breakdown
 
-from ._row import SCHEMA_VERSION, Breakdown, ResultRow, canonical_json, confidence_interval, config_hash
+from ._row import SCHEMA_VERSION, Breakdown, ResultRow, canonical_json, confidence_interval, config_hash, utc_iso
 
 #: Providers that run weights the user holds (so the weights are open, or at least local).
 _LOCAL_PROVIDERS = {"hf", "vllm", "sglang", "ollama", "llama-cpp-python", "llama_cpp_python", "transformer_lens",
@@ -137,7 +137,7 @@ def row_from_log(path: str | Path, overrides: RowOverrides | None = None) -> Res
     return ResultRow(
         schema_version=SCHEMA_VERSION,
         submission_id=f"{spec.created[:10].replace('-', '')}-{digest}",
-        created_at=spec.created,
+        created_at=utc_iso(spec.created),
         benchmark=str(meta.get("benchmark", "tombench")),
         package_version=meta.get("tombench_version") or spec.packages.get("tombench"),
         task=spec.task_registry_name or spec.task,

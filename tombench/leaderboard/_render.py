@@ -111,8 +111,8 @@ def _cells(row: ResultRow, rank: int, shared: bool, breakdown_cols: list[Column]
         else:
             n = "" if b.n is None else f" n={b.n}"
             cells[col.key] = Cell(f"{_pct(b.value)}{n}", b.value, f"stderr {_pct(b.stderr)}{n}")
-    if row.settings_filled is not None or row.model_calls is not None:
-        cells["filled"] = Cell(_pct(row.settings_filled), row.settings_filled, f"model calls: {row.model_calls}")
+    cells["filled"] = Cell(_pct(row.settings_filled), row.settings_filled,
+                           f"model calls: {row.model_calls}" if row.model_calls is not None else "")
     cells["tokens"] = Cell(f"{row.total_tokens:,}", row.total_tokens,
                            f"input {row.input_tokens:,}; output {row.output_tokens:,}")
     cells["setup"] = Cell(
@@ -201,7 +201,8 @@ def _terminal(view: View, title: str):
         for c in b.columns:
             if not c.breakdown:
                 layout.append((c.title, [c]))
-                t.add_column(c.title, justify="right" if c.kind == "num" else "left", overflow="fold")
+                t.add_column(c.title, justify="right" if c.kind == "num" else "left", overflow="fold",
+                             no_wrap=c.key in ("rank", "model", "accuracy", "ci"))
             elif c is dims[c.key.split("=", 1)[0]][0]:
                 dim = c.key.split("=", 1)[0]
                 layout.append((dim, dims[dim]))

@@ -14,9 +14,14 @@ import math
 import types
 import typing
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Any
 
 SCHEMA_VERSION = 1
+
+#: Columns whose table type is richer than their Python type. `created_at` is an ISO-8601 UTC string in Python and
+#: in the files, but a timestamp in the table: pyarrow's JSON reader turns ISO strings into timestamps anyway.
+_DTYPE_OVERRIDES = {"created_at": "timestamp[us, tz=UTC]"}
 
 #: z for a two-sided 95% normal interval.
 Z95 = 1.959963984540054
@@ -101,6 +106,8 @@ class ResultRow:
         names = {f.name for f in dataclasses.fields(cls)}
         kwargs = {k: v for k, v in data.items() if k in names}
         kwargs["breakdowns"] = [Breakdown(**b) for b in kwargs.get("breakdowns") or []]
+        if hasattr(kwargs.get("created_at"), "isoformat"):  # a datetime, as `datasets` returns the column
+            kwargs["created_at"] = kwargs["created_at"].astimezone(timezone.utc).isoformat()
         return cls(**kwargs)
 
     @classmethod
@@ -112,6 +119,11 @@ class ResultRow:
     def dedup_key(self) -> tuple[str, str, str, str, str]:
         """Rows sharing this key are re-runs of the same configuration: only the newest is shown."""
         return (self.model, self.model_revision or "", self.task, self.task_version, self.config_hash)
+
+
+def utc_iso(timestamp: str) -> str:
+    """An ISO-8601 timestamp, normalised to UTC (so files and the loaded table agree)."""
+    return datetime.fromisoformat(timestamp).astimezone(timezone.utc).isoformat()
 
 
 def canonical_json(value: Any) -> str:
@@ -149,7 +161,7 @@ def _feature(tp: Any) -> Any:
 def features() -> dict[str, Any]:
     """The row schema as a `datasets.Features`-style dict (dtype names, lists as one-element lists)."""
     hints = typing.get_type_hints(ResultRow)
-    return {f.name: _feature(hints[f.name]) for f in dataclasses.fields(ResultRow)}
+    return {f.name: _DTYPE_OVERRIDES.get(f.name) or _feature(hints[f.name]) for f in dataclasses.fields(ResultRow)}
 
 
 def card_features() -> list[dict[str, Any]]:
