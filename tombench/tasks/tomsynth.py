@@ -89,10 +89,17 @@ def load_records(data: str, *, split: str = "train", revision: str | None = None
         from tombench.generators.tomsynth.items import read_jsonl
 
         return list(read_jsonl(path)), {"data": str(path)}
+    if path.is_dir():
+        # Read the parquet files with pyarrow, not `datasets.load_dataset(folder)`: the latter's cache does not notice
+        # a folder re-exported in place and serves the old rows.
+        import pyarrow.parquet as pq
+
+        files = sorted(path.glob(f"data/{split}-*.parquet")) or sorted(path.glob(f"**/{split}*.parquet"))
+        if not files:
+            raise ValueError(f"no {split} parquet files in {str(path)!r} (expected data/{split}-*.parquet)")
+        return [row for f in files for row in pq.read_table(f).to_pylist()], {"data": str(path)}
     import datasets
 
-    if path.is_dir():
-        return list(datasets.load_dataset(str(path), split=split)), {"data": str(path)}
     if data.endswith((".jsonl", ".json")) or "/" not in data or data.startswith((".", "/")):
         raise ValueError(f"ToM-Synth data {data!r} not found: give an existing .jsonl file, folder, or Hub dataset id")
     try:

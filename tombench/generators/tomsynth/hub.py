@@ -91,7 +91,10 @@ def export_dataset(
     out = Path(out_dir)
     (out / "data").mkdir(parents=True, exist_ok=True)
     ds = datasets.Dataset.from_list([i.to_row() for i in items])
-    ds.to_parquet(str(out / "data" / "train-00000-of-00001.parquet"))
+    # pyarrow directly: same file as `Dataset.to_parquet`, without its progress bar in our CLI output
+    import pyarrow.parquet as pq
+
+    pq.write_table(ds.data.table, str(out / "data" / "train-00000-of-00001.parquet"))
     (out / "README.md").write_text(dataset_card(items, name=name, qc_report=qc_report), encoding="utf-8")
     return out
 

@@ -1,0 +1,254 @@
+"""`tombench tomsynth`: list the unit space, generate items, run quality control, export to the Hub.
+
+    tombench tomsynth units
+    tombench tomsynth generate --model anthropic/claude-opus-4-5 --entries-per-unit 4 --units all --out ts.jsonl
+    tombench tomsynth qc ts.jsonl --verifier google/gemini-3-pro-preview --out ts.qc.jsonl
+    tombench tomsynth export-hf ts.qc.jsonl --out-dir ts_hf --repo-id me/tomsynth
+    inspect eval tombench/tomsynth -T data=ts.qc.jsonl --model openai/gpt-4o-mini
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import Counter
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from tombench.cli import UserError
+
+T = TypeVar("T")
+_console = Console(stderr=True)
+
+
+def _model(name: str, max_connections: int | None) -> Any:
+    from inspect_ai.model import GenerateConfig, get_model
+
+    try:
+        return get_model(name, config=GenerateConfig(max_connections=max_connections))
+    except Exception as e:  # noqa: BLE001 - unknown provider, missing key or package: one line for the user
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise UserError(f"cannot use model {name!r}: {first}") from None
+
+
+def _run(coro: Coroutine[Any, Any, T], what: str) -> T:
+    try:
+        return asyncio.run(coro)
+    except UserError:
+        raise
+    except Exception as e:  # noqa: BLE001 - provider/network failures end the run; finished work is already saved
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise UserError(f"{what} stopped ({type(e).__name__}: {first[:200]}); finished items are saved, "
+                        "re-run the same command to resume") from None
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[info]}"),
+        TimeElapsedColumn(), console=_console,
+    )
+
+
+@click.group()
+def tomsynth() -> None:
+    """ToM-Synth: synthesise multiple-choice ToM items over 6,912 social units, QC them, export them."""
+
+
+@tomsynth.command()
+@click.option("--list", "list_ids", is_flag=True, help="Print every unit id (one a line) instead of the summary.")
+def units(list_ids: bool) -> None:
+    """The unit space: 36 mental states x 96 situations x 2 formats."""
+    from tombench.generators.tomsynth.units import all_units, mental_states, situations
+
+    if list_ids:
+        for u in all_units():
+            click.echo(u.id)
+        return
+    table = Table(title=f"ToM-Synth unit space: {len(all_units())} units")
+    table.add_column("dimension")
+    table.add_column("sub-dimensions", justify="right")
+    table.add_column("units", justify="right")
+    per_dim = Counter(m.dimension for m in mental_states())
+    for dim, n in per_dim.items():
+        table.add_row(dim, str(n), str(n * len(situations()) * 2))
+    Console().print(table)
+    click.echo(f"{len(situations())} situations in {len({s.domain for s in situations()})} domains; formats: "
+               "Narrative, Dialogue")
+
+
+@tomsynth.command()
+@click.option("--model", "-m", required=True, help="Inspect model that writes the items, e.g. anthropic/claude-...")
+@click.option("--entries-per-unit", "-k", type=click.IntRange(1), default=4, show_default=True)
+@click.option("--units", "units_spec", default="all", show_default=True,
+              help="'all', a number N (seeded sample of N units) or comma-separated unit ids.")
+@click.option("--dimension", multiple=True, help="Only units of this mental-state dimension (repeatable).")
+@click.option("--domain", multiple=True, help="Only units of this social domain (repeatable).")
+@click.option("--format", "formats_", multiple=True, type=click.Choice(["Narrative", "Dialogue"], case_sensitive=False))
+@click.option("--out", "-o", required=True, type=click.Path(dir_okay=False, path_type=Path),
+              help="Output jsonl (appended; a re-run skips items already there).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--max-retries", type=click.IntRange(0), default=2, show_default=True,
+              help="Extra attempts for an output that does not parse.")
+@click.option("--max-connections", type=click.IntRange(1), default=None, help="Concurrent requests to the model.")
+@click.option("--temperature", type=float, default=None)
+@click.option("--no-cache", is_flag=True, help="Do not use Inspect's model-response cache.")
+def generate(model: str, entries_per_unit: int, units_spec: str, dimension: tuple[str, ...], domain: tuple[str, ...],
+             formats_: tuple[str, ...], out: Path, seed: int, max_retries: int, max_connections: int | None,
+             temperature: float | None, no_cache: bool) -> None:
+    """Synthesise K items per unit with the App. B prompt."""
+    from inspect_ai.model import GenerateConfig
+
+    from tombench.generators.tomsynth.generation import failures_path, generate_items
+    from tombench.generators.tomsynth.units import select_units
+
+    try:
+        chosen = select_units(units_spec, seed=seed, dimensions=dimension or None, domains=domain or None,
+                              formats_=formats_ or None)
+    except (KeyError, ValueError) as e:
+        raise UserError(f"--units: {e.args[0]} (see `tombench tomsynth units --list`)") from None
+    if not chosen:
+        raise UserError("no units match the filters; see `tombench tomsynth units`")
+    m = _model(model, max_connections)
+    total = len(chosen) * entries_per_unit
+    counts = Counter()
+
+    with _progress() as progress:
+        task = progress.add_task("generating", total=total, info="")
+
+        def on_item(iid: str, ok: bool) -> None:
+            counts["ok" if ok else "failed"] += 1
+            progress.update(task, advance=1, info=f"ok {counts['ok']} failed {counts['failed']}")
+
+        async def go() -> Any:
+            from tombench.generators.tomsynth.items import read_jsonl_ids
+            from tombench.generators.tomsynth.units import item_id
+
+            done = read_jsonl_ids(out)
+            progress.update(task, completed=sum(item_id(u, k) in done for u in chosen for k in range(entries_per_unit)))
+            return await generate_items(m, chosen, entries_per_unit, out, seed=seed, max_retries=max_retries,
+                                        config=GenerateConfig(temperature=temperature), cache=not no_cache,
+                                        on_item=on_item)
+
+        stats = _run(go(), "generation")
+
+    table = Table(title=f"ToM-Synth generation -> {out}")
+    table.add_column("count")
+    table.add_column("n", justify="right")
+    for k, v in stats.to_dict().items():
+        if k != "parse_errors":
+            table.add_row(k, str(v))
+    for kind, v in sorted(stats.parse_errors.items()):
+        table.add_row(f"parse error: {kind}", str(v))
+    Console().print(table)
+    if stats.failed:
+        click.echo(f"{stats.failed} items failed every attempt (see {failures_path(out)}); re-run to retry them")
+
+
+def _keys(dist: dict[str, int]) -> str:
+    return " ".join(f"{k}={v}" for k, v in dist.items())
+
+
+def _report_table(report: dict[str, Any]) -> Table:
+    table = Table(title="ToM-Synth quality control (paper: stage 1 removed 0.32%, stage 3 removed 6.2%)")
+    for col in ("stage", "removed", "%", "detail"):
+        table.add_column(col, justify="right" if col in ("removed", "%") else "left")
+    s1, s2, s3 = report["stage1"], report["stage2"], report["stage3"]
+    table.add_row("input", "", "", str(report["input"]))
+    table.add_row("1 format/consistency", str(s1["removed"]), f"{s1['removed_pct']:.2f}",
+                  ", ".join(f"{k}={v}" for k, v in sorted(s1["defects"].items())))
+    table.add_row("2 answer balancing", "0", "0.00",
+                  f"reordered {s2['reordered']}; keys {_keys(s2['answers_before'])} -> {_keys(s2['answers_after'])}")
+    table.add_row("3 cross-model verification", str(s3["removed"]), f"{s3['removed_pct']:.2f}",
+                  ", ".join(f"{k}={v}" for k, v in sorted(s3["judgments"].items())))
+    table.add_row("output", "", "", str(report["output"]))
+    return table
+
+
+@tomsynth.command()
+@click.argument("items_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--verifier", "-v", default=None, help="Second Inspect model for stage 3 (omit with --no-verify).")
+@click.option("--no-verify", is_flag=True, help="Skip stage 3 (format checks and balancing only).")
+@click.option("--out", "-o", required=True, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--report", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Where to write the JSON report (default: OUT with .report.json).")
+@click.option("--seed", type=int, default=0, show_default=True, help="Seed of the answer balancing.")
+@click.option("--max-text-chars", type=click.IntRange(1), default=1200, show_default=True)
+@click.option("--max-retries", type=click.IntRange(0), default=2, show_default=True)
+@click.option("--max-connections", type=click.IntRange(1), default=None)
+@click.option("--no-cache", is_flag=True)
+def qc(items_file: Path, verifier: str | None, no_verify: bool, out: Path, report: Path | None, seed: int,
+       max_text_chars: int, max_retries: int, max_connections: int | None, no_cache: bool) -> None:
+    """Three-stage QC: format/consistency, answer balancing, cross-model verification."""
+    from tombench.generators.tomsynth.items import append_jsonl, read_items
+    from tombench.generators.tomsynth.qc import Stage1Limits, run_qc
+
+    if verifier is None and not no_verify:
+        raise UserError("give --verifier MODEL for stage 3, or --no-verify to skip it")
+    items = read_items(items_file)
+    if not items:
+        raise UserError(f"{items_file} holds no items")
+    v = None if no_verify else _model(verifier or "", max_connections)
+    verdicts_path = out.with_name(out.name + ".verdicts.jsonl")
+
+    with _progress() as progress:
+        task = progress.add_task("verifying", total=len(items), info="", visible=v is not None)
+        seen: Counter[str] = Counter()
+
+        def on_verdict(iid: str, judgment: str) -> None:
+            seen[judgment] += 1
+            progress.update(task, advance=1, info=" ".join(f"{k}={n}" for k, n in sorted(seen.items())))
+
+        kept, rep = _run(
+            run_qc(items, v, seed=seed, limits=Stage1Limits(max_text_chars=max_text_chars),
+                   verdicts_path=verdicts_path if v is not None else None, max_retries=max_retries,
+                   cache=not no_cache, on_verdict=on_verdict),
+            "verification",
+        )
+        progress.update(task, total=rep.input - rep.stage1_removed)
+
+    out.unlink(missing_ok=True)
+    append_jsonl(out, (i.to_row() for i in kept))
+    report_path = report or out.with_name(out.name + ".report.json")
+    report_dict = {"items_file": str(items_file), "verifier": verifier, **rep.to_dict()}
+    report_path.write_text(json.dumps(report_dict, indent=2))
+    Console().print(_report_table(report_dict))
+    click.echo(f"kept {len(kept)} of {len(items)} items -> {out} (report: {report_path})")
+
+
+@tomsynth.command("export-hf")
+@click.argument("items_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.option("--out-dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Folder written in the Hub layout (README.md card + data/*.parquet).")
+@click.option("--repo-id", default=None, help="Also upload to this Hub dataset repository (needs HF_TOKEN).")
+@click.option("--private", is_flag=True)
+@click.option("--qc-report", type=click.Path(exists=True, dir_okay=False, path_type=Path), default=None,
+              help="QC report JSON to summarise in the card (default: ITEMS_FILE.report.json if present).")
+@click.option("--name", default="ToM-Synth", show_default=True, help="Dataset title in the card.")
+def export_hf(items_file: Path, out_dir: Path, repo_id: str | None, private: bool, qc_report: Path | None,
+              name: str) -> None:
+    """Export items as a Hugging Face dataset with a unit-coverage card."""
+    from tombench.generators.tomsynth.hub import export_dataset, push_to_hub
+    from tombench.generators.tomsynth.items import read_items
+
+    items = read_items(items_file)
+    if not items:
+        raise UserError(f"{items_file} holds no items")
+    default_report = items_file.with_name(items_file.name + ".report.json")
+    report_file = qc_report or (default_report if default_report.exists() else None)
+    report = json.loads(report_file.read_text()) if report_file else None
+    folder = export_dataset(items, out_dir, name=name, qc_report=report)
+    click.echo(f"wrote {len(items)} items to {folder}")
+    if repo_id:
+        try:
+            sha = push_to_hub(folder, repo_id, private=private)
+        except Exception as e:  # noqa: BLE001 - auth/network: one line
+            raise UserError(f"upload to {repo_id} failed ({type(e).__name__}); check HF_TOKEN and network") from None
+        click.echo(f"uploaded to https://huggingface.co/datasets/{repo_id} at revision {sha}")
+        click.echo(f"evaluate: inspect eval tombench/tomsynth -T data={repo_id} -T revision={sha} --model ...")
+
