@@ -11,6 +11,25 @@ import pytest
 if TYPE_CHECKING:
     from tombench.local import LocalServer
 
+#: markers whose tests need something CI never has; they are skipped unless asked for with --run-<marker>
+_OPT_IN = {
+    "network": "needs internet access (run with --run-network)",
+    "apikey": "needs a model provider API key (run with --run-apikey)",
+    "gpu": "needs a GPU (run with --run-gpu)",
+}
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    for marker in _OPT_IN:
+        parser.addoption(f"--run-{marker}", action="store_true", default=False, help=_OPT_IN[marker])
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    for item in items:
+        for marker, reason in _OPT_IN.items():
+            if marker in item.keywords and not config.getoption(f"--run-{marker}"):
+                item.add_marker(pytest.mark.skip(reason=reason))
+
 
 @pytest.fixture(scope="session")
 def local_model_server() -> Iterator[LocalServer]:
