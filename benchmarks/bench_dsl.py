@@ -54,7 +54,7 @@ def main() -> None:
         r = bench(t, p, m, args.n, args.seed)
         table.add_row(t, str(p), str(m), f"{r['stories/s']:,.0f}", f"{r['questions/s']:,.0f}", f"{r['q/story']:.1f}",
                       f"{r['sentences/story']:.1f}", f"{r['seconds']:.2f}")
-    Console().print(table)
+    Console(width=130).print(table)
 
 
 if __name__ == "__main__":

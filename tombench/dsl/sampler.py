@@ -173,21 +173,42 @@ def _fields(a: Action) -> tuple:
     raise ValueError(f"{type(a).__name__} takes no modifiers")
 
 
+#: action types whose argument tuples depend only on the context, not on the state
+_STATIC_TYPES = frozenset(
+    {
+        "enter_room",
+        "move_object_container",
+        "update_object_state",
+        "move_object_room",
+        "privately_tell_about_abstract_topic",
+        "publicly_tell_about_abstract_topic",
+    }
+)
+
+
 def sample_action(
     story: Story,
     allowed: tuple[str, ...] | list[str],
     rng: random.Random,
     exhausted: set[str] | None = None,
+    cache: dict[str, list[Action]] | None = None,
 ) -> Step | None:
     """Apply one random valid action of a uniformly chosen allowed type; None (story unchanged) if that type has none.
 
     `exhausted` (optional) remembers the types found to have no valid tuple in the *current* state, so a rollout does
-    not enumerate them again until the story changes; it does not change which actions are drawn.
+    not enumerate them again until the story changes; `cache` (optional) keeps the argument tuples of the types that
+    do not depend on the state, for one context. Neither changes which actions are drawn.
     """
     name = allowed[rng.randrange(len(allowed))]
     if exhausted is not None and name in exhausted:
         return None
-    cands = candidate_actions(story, name)
+    if cache is not None and name in _STATIC_TYPES:
+        cands = cache.get(name)
+        if cands is None:
+            cands = cache[name] = candidate_actions(story, name)
+        cands = list(cands)
+    else:
+        cands = candidate_actions(story, name)
     n = len(cands)
     while n:
         j = rng.randrange(n)
@@ -220,10 +241,11 @@ def rollout(
     failures = 0
     added = 0
     exhausted: set[str] = set()
+    cache: dict[str, list[Action]] = {}
     while not stop(s) and not conditions.never_desired(s):
         if max_actions is not None and added >= max_actions:
             break
-        if sample_action(s, allowed, rng, exhausted) is None:
+        if sample_action(s, allowed, rng, exhausted, cache) is None:
             failures += 1
             if failures >= MAX_FAILED_STEPS:
                 break

@@ -10,7 +10,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from tombench.dsl.actions import IMPORTANT_BASE_ACTIONS, Action, action_from_dict, action_name, action_to_dict
+from tombench.dsl.actions import (
+    Action,
+    MoveObjectContainer,
+    MoveObjectRoom,
+    TellPrivate,
+    TellPublic,
+    UpdateObjectState,
+    action_from_dict,
+    action_to_dict,
+)
 from tombench.dsl.context import Context
 from tombench.dsl.questions import Question, generate_questions
 from tombench.dsl.state import State
@@ -24,6 +33,13 @@ STORY_SCHEMA_VERSION = 1
 
 class StoryError(ValueError):
     """A stored story that cannot be loaded or replayed."""
+
+
+def _is_important(a: Action) -> bool:
+    """Important actions add new world knowledge (the paper's 𝒜′): moves, state changes, abstract-topic tells."""
+    if isinstance(a, (MoveObjectContainer, UpdateObjectState, MoveObjectRoom)):
+        return True
+    return isinstance(a, (TellPrivate, TellPublic)) and isinstance(a.topic, str)
 
 
 class Story:
@@ -65,7 +81,7 @@ class Story:
         self._length += step.length
         if step.modifier is not None:
             self._mods += 1
-        if action_name(action).removesuffix("_peeking_distracted") in IMPORTANT_BASE_ACTIONS:
+        if _is_important(action):
             self._imp += 1
         return step
 
