@@ -1,0 +1,49 @@
+"""The CLI without a Hub: rows kept in a local folder, shown from it, and the Eval Results files written."""
+
+from __future__ import annotations
+
+import yaml
+from click.testing import CliRunner
+
+from tombench.cli import main
+from tombench.leaderboard import LocalStore, row_from_log
+
+
+def test_local_push_show_and_eval_results(logs, tmp_path):
+    runner = CliRunner()
+    board = tmp_path / "board"
+    res = runner.invoke(main, ["leaderboard", "push", str(logs["strong"]), str(logs["strong_rerun"]),
+                               str(logs["weak"]), "--local-dir", str(board), "--open-weights", "--notes", "n"])
+    assert res.exit_code == 0, res.output
+    assert "not pushed: no --repo" in res.output
+    rows = LocalStore(board).rows()
+    assert len(rows) == 3 and all(r.open_weights and r.notes == "n" for r in rows)
+    card = (board / "README.md").read_text()
+    assert (board / "leaderboard.html").exists() and "configs:" in card and "dataset_info:" in card
+
+    again = runner.invoke(main, ["leaderboard", "push", str(logs["weak"]), "--local-dir", str(board)])
+    assert "already kept" in again.output and len(LocalStore(board).rows()) == 3  # immutable, no duplicate
+
+    md = runner.invoke(main, ["leaderboard", "show", str(board), "--format", "markdown"])
+    assert md.exit_code == 0
+    # the re-run replaced the first run of the same configuration: two models ranked, one older submission kept
+    assert "2 model(s); 1 older submission(s) in history" in md.output
+    history = runner.invoke(main, ["leaderboard", "show", str(board), "--format", "markdown", "--history"])
+    assert "3 model(s)" in history.output
+    only = runner.invoke(main, ["leaderboard", "show", str(board), "--format", "markdown", "--dimension", "order"])
+    assert "order: 2" in only.output and "action\\_set" not in only.output
+
+    out = tmp_path / "eval_results"
+    er = runner.invoke(main, ["leaderboard", "eval-results", str(board), "--out", str(out)])
+    assert er.exit_code == 0, er.output
+    spec = yaml.safe_load((out / "eval.yaml").read_text())
+    assert spec["evaluation_framework"] == "inspect-ai" and spec["tasks"][0]["id"] == "tiny_tom"
+    entries = yaml.safe_load((out / "mockllm__strong-7b" / ".eval_results" / "tombench.yaml").read_text())
+    rerun = row_from_log(logs["strong_rerun"])
+    assert entries == [{"dataset": {"id": "tombench-test/tiny-tom", "task_id": "tiny_tom",
+                                    "revision": rerun.dataset_revision},
+                        "value": round(100 * rerun.accuracy, 2), "date": rerun.created_at,
+                        "notes": entries[0]["notes"]}]
+    from huggingface_hub import parse_eval_result_entries
+
+    assert parse_eval_result_entries(entries)[0].value == round(100 * rerun.accuracy, 2)
