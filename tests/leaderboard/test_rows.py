@@ -84,3 +84,14 @@ def test_confidence_interval_without_stderr_is_binomial_and_clipped():
     assert (low, high) == (1.0, 1.0)
     low, high = confidence_interval(0.5, None, 100)
     assert low == pytest.approx(0.402, abs=1e-3) and high == pytest.approx(0.598, abs=1e-3)
+
+
+def test_live_task_metrics_and_errored_samples(tmp_path):
+    from .tiny_task import make_log
+
+    row = row_from_log(make_log(tmp_path, (0, 1, 2), "mockllm/live", task_args={"live": True}, errors=(5,)))
+    assert (row.samples_total, row.samples_errored) == (6, 1)
+    assert row.samples_completed == 5 and row.accuracy == pytest.approx(3 / 5)
+    assert row.settings_filled == pytest.approx(3 / 5)  # samples 0, 2, 4 of the 5 scored are `filled`
+    assert row.model_calls == 35
+    assert json.loads(row.task_args)["live"] is True

@@ -12,7 +12,7 @@ from pathlib import Path
 from inspect_ai import Task, eval, task
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ModelUsage, get_model
-from inspect_ai.scorer import accuracy, match, stderr
+from inspect_ai.scorer import Metric, SampleScore, accuracy, match, metric, stderr
 from inspect_ai.solver import generate
 
 from tombench.scorers.breakdown import breakdown
@@ -36,23 +36,47 @@ _SAMPLES: list[tuple[str, str, dict]] = [
 ]
 
 
+@metric
+def settings_filled() -> Metric:
+    """Stands in for the live adversarial task's metric: here, the share of samples marked `filled`."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        return sum(bool((s.sample_metadata or {}).get("filled")) for s in scores) / max(1, len(scores))
+
+    return compute
+
+
+@metric
+def model_calls() -> Metric:
+    def compute(scores: list[SampleScore]) -> float:
+        return float(7 * len(scores))
+
+    return compute
+
+
 @task
-def tiny_tom(dataset_revision: str = "0123456789abcdef0123456789abcdef01234567") -> Task:
-    """Six samples over two action sets, with the dimensions the breakdown metric groups by."""
-    samples = [Sample(id=f"s{i}", input=q, target=t, metadata=md) for i, (q, t, md) in enumerate(_SAMPLES)]
+def tiny_tom(dataset_revision: str = "0123456789abcdef0123456789abcdef01234567", live: bool = False) -> Task:
+    """Six samples over two action sets, with the dimensions the breakdown metric groups by.
+
+    `live=True` adds the live adversarial task's extra metrics (`settings_filled`, `model_calls`).
+    """
+    extra = [settings_filled(), model_calls()] if live else []
+    samples = [Sample(id=f"s{i}", input=q, target=t, metadata={**md, "filled": i % 2 == 0})
+               for i, (q, t, md) in enumerate(_SAMPLES)]
     return Task(
         dataset=samples,
         solver=generate(),
         scorer=match(location="any"),
-        metrics=[accuracy(), stderr(), breakdown(DIMENSIONS)],
+        metrics=[accuracy(), stderr(), breakdown(DIMENSIONS), *extra],
         version=2,
         metadata={"dataset_id": "tombench-test/tiny-tom", "dataset_revision": dataset_revision,
                   "benchmark": "tombench"},
     )
 
 
-def mock_model(correct: Sequence[int] = (0, 1, 2, 3, 4, 5), name: str = "mockllm/model", **config) -> Model:
-    """A mock model that answers sample `i` right iff `i` is in `correct`, with explicit token usage.
+def mock_model(correct: Sequence[int] = (0, 1, 2, 3, 4, 5), name: str = "mockllm/model", errors: Sequence[int] = (),
+               **config) -> Model:
+    """A mock model that answers sample `i` right iff `i` is in `correct` (and fails on `errors`), with usage.
 
     Answers are looked up from the prompt (not from call order) so concurrency cannot change the scores.
     """
@@ -62,6 +86,8 @@ def mock_model(correct: Sequence[int] = (0, 1, 2, 3, 4, 5), name: str = "mockllm
     def respond(input: list[ChatMessage], tools, tool_choice, config: GenerateConfig) -> ModelOutput:  # noqa: ANN001
         text = input[-1].text
         q = next(k for k in keys if k in text)
+        if keys.index(q) in set(errors):
+            raise RuntimeError("mock provider failure")
         content = answers[q] if keys.index(q) in set(correct) else "no idea"
         out = ModelOutput.from_content(model=name, content=content)
         out.usage = ModelUsage(input_tokens=20, output_tokens=3, total_tokens=23)
@@ -71,9 +97,9 @@ def mock_model(correct: Sequence[int] = (0, 1, 2, 3, 4, 5), name: str = "mockllm
 
 
 def make_log(log_dir: Path, correct: Sequence[int] = (0, 1, 2, 3, 4, 5), model_name: str = "mockllm/model",
-             task_args: dict | None = None, **config) -> Path:
-    """Run the tiny task offline and return the path of the log it wrote."""
-    [log] = eval(tiny_tom(**(task_args or {})), model=mock_model(correct, model_name, **config),
-                 log_dir=str(log_dir), display="none")
+             task_args: dict | None = None, errors: Sequence[int] = (), **config) -> Path:
+    """Run the tiny task offline and return the path of the log it wrote (errored samples tolerated)."""
+    [log] = eval(tiny_tom(**(task_args or {})), model=mock_model(correct, model_name, errors, **config),
+                 log_dir=str(log_dir), display="none", fail_on_error=False, retry_on_error=0)
     assert log.status == "success", log.error
     return Path(log.location)
