@@ -1,0 +1,173 @@
+"""A* story search: goals, budget accounting, determinism, paper vs improved mode (offline fake targets)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+
+import pytest
+
+from tombench.dsl import DEFAULT_CONTEXT, Conditions, Prompt, Setting, Story, parse_structure
+from tombench.dsl.values import CONTAINER, ROOM, is_concrete
+from tombench.generators.search import (
+    SENTINEL_G,
+    SearchConfig,
+    SearchResult,
+    _weight,
+    _weighted_order,
+    astar_search,
+)
+
+TOMI = Setting.make("tomi", 2, 2)
+ROOMS = Setting.make("tomi+room-changes", 2, 2)
+
+
+def _split(p: Prompt) -> tuple[Story, str]:
+    story_text, question = p.user.rsplit("\n", 1)
+    return parse_structure(story_text), question.removesuffix(" Short Answer.")
+
+
+class Target:
+    """A fake async target that counts its calls; `kind` is "oracle" (always right) or "reality" (world state)."""
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.calls = 0
+        self.prompts = 0
+
+    async def __call__(self, prompts: list[Prompt]) -> list[str]:
+        self.calls += 1
+        self.prompts += len(prompts)
+        out = []
+        for p in prompts:
+            story, q = _split(p)
+            if self.kind == "oracle":
+                out.append({x.text: x.answer for x in story.questions(orders=(1, 2))}[q])
+            else:  # reality: where the object really is, whoever is asked about
+                obj = story.context.objects[0]
+                v = story.state.world.get((obj, ROOM if "which room" in q else CONTAINER))
+                out.append(f"The {v}." if is_concrete(v) else "I don't know.")
+        return out
+
+
+def run(setting: Setting, target: Target, seed: int = 1, **cfg) -> SearchResult:
+    config = SearchConfig(**{"budget": 8, "lookahead": 10, **cfg})
+    return asyncio.run(astar_search(setting, DEFAULT_CONTEXT, target, config, random.Random(seed)))
+
+
+def check_accounting(r: SearchResult, t: Target, budget: int) -> None:
+    assert r.nodes_evaluated == sum(n.spent for n in r.trace) <= budget
+    assert r.model_calls == t.prompts == sum(len(n.questions) for n in r.trace if n.spent and not n.shortcut)
+    # one answerer call per model-evaluated node: all its questions are asked together
+    assert t.calls == sum(1 for n in r.trace if n.spent and not n.shortcut)
+    assert all(n.spent == 0 for n in r.trace if n.g == SENTINEL_G)
+    assert len({n.text for n in r.trace}) == len(r.trace)  # g/h cached by text: nothing is evaluated twice
+
+
+def test_oracle_target_finds_no_goal_and_spends_the_budget() -> None:
+    t = Target("oracle")
+    r = run(TOMI, t)
+    assert r.story is None and r.node is None and r.g is None
+    assert r.nodes_evaluated == 8
+    assert all(n.g in (1.0, SENTINEL_G) for n in r.trace)
+    check_accounting(r, t, 8)
+
+
+@pytest.mark.parametrize("setting", [TOMI, ROOMS])
+def test_reality_target_yields_a_desired_goal(setting: Setting) -> None:
+    t = Target("reality")
+    r = run(setting, t)
+    assert r.story is not None and r.g is not None
+    cond = Conditions.of(setting)
+    assert cond.is_desired(r.story) and r.g < 1
+    assert r.node is not None and r.node.text == r.story.text
+    assert r.questions and any(not q["correct"] for q in r.questions)
+    assert r.g == sum(q["correct"] for q in r.questions) / len(r.questions)
+    # the wrong answers are exactly the false-belief questions: the reality target answers the world
+    assert all(q["correct"] != q["false_belief"] for q in r.questions)
+    assert r.f == pytest.approx(r.g + r.h)
+    check_accounting(r, t, 8)
+
+
+def test_budget_is_exact_and_shortcut_spends_without_calls() -> None:
+    t = Target("oracle")
+    r = run(TOMI, t, budget=5)
+    assert r.nodes_evaluated == 5
+    check_accounting(r, t, 5)
+    short = [n for n in r.trace if n.shortcut]
+    assert short and all(n.g == 1.0 and n.spent == 1 and len(n.text.split(". ")) <= 3 for n in short)
+
+    t2 = Target("oracle")
+    r2 = run(TOMI, t2, budget=5, short_story_shortcut=False)
+    assert r2.nodes_evaluated == 5 and not any(n.shortcut for n in r2.trace)
+    check_accounting(r2, t2, 5)
+    assert t2.calls == sum(1 for n in r2.trace if n.spent)
+
+
+def test_zero_budget_spends_nothing() -> None:
+    t = Target("reality")
+    r = run(TOMI, t, budget=0)
+    assert (r.story, r.nodes_evaluated, r.model_calls, t.calls, r.trace) == (None, 0, 0, 0, [])
+
+
+def test_same_seed_same_result_and_json() -> None:
+    a = run(ROOMS, Target("reality"), seed=3).to_dict()
+    b = run(ROOMS, Target("reality"), seed=3).to_dict()
+    assert a == b
+    assert json.loads(json.dumps(a)) == a
+    assert Story.from_dict(a["story"]).text == a["text"]
+    c = run(ROOMS, Target("reality"), seed=4).to_dict()
+    assert [n["text"] for n in c["trace"]] != [n["text"] for n in a["trace"]]
+
+
+@pytest.mark.parametrize("setting", [TOMI, ROOMS, Setting.make("tomi+info-exchange", 2, 2)])
+@pytest.mark.parametrize("seed", [1, 2])
+def test_improved_mode_is_never_worse_than_paper_mode(setting: Setting, seed: int) -> None:
+    paper = run(setting, Target("reality"), seed=seed)
+    t = Target("reality")
+    improved = run(setting, t, seed=seed, mode="improved")
+    check_accounting(improved, t, 8)
+    # identical draws until paper mode stops, so the paper trace is a prefix of the improved one
+    assert [n.text for n in paper.trace] == [n.text for n in improved.trace[: len(paper.trace)]]
+    if paper.g is not None:
+        assert improved.g is not None and improved.g <= paper.g
+        assert Conditions.of(setting).is_desired(improved.story)
+    # improved spends everything it can: either the whole budget or the frontier ran dry
+    assert improved.nodes_evaluated == 8 or improved.pops >= paper.pops
+
+
+def test_neighbour_weights_follow_goal4_and_goal5() -> None:
+    cond = Conditions.of(ROOMS)  # M = 5
+    parent = (0, 0, 1, 1)  # (diff, imp, people, rooms)
+    child = (1, 1, 2, 2)
+    assert _weight(parent, child, cond, "weight-goal4") == 5 + 1 + 1 + 1
+    assert _weight(parent, child, cond, "weight-goal5") == 64
+    assert _weight(parent, child, cond, "random") == 1
+    # terms stop counting once the parent meets them
+    assert _weight((1, 2, 2, 2), (2, 2, 2, 2), cond, "weight-goal4") == 0
+
+
+def test_weighted_order_drops_zero_weights_and_prefers_heavy_items() -> None:
+    items = [Story(DEFAULT_CONTEXT) for _ in range(3)]
+    firsts = [0, 0, 0]
+    for seed in range(200):
+        out = _weighted_order(items, [0.0, 1.0, 9.0], random.Random(seed), 5)
+        assert len(out) == 2 and items[0] not in out
+        firsts[items.index(out[0])] += 1
+    assert firsts[2] > 150
+
+
+def test_config_is_validated() -> None:
+    with pytest.raises(ValueError, match="Invalid g"):
+        SearchConfig(g="accuracy")  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="k must be"):
+        SearchConfig(k=0)
+
+
+def test_second_order_variant_asks_only_second_order_questions() -> None:
+    t = Target("reality")
+    r = run(TOMI, t, g="acc2")
+    asked = [q for n in r.trace for q in n.questions]
+    assert asked and all(q["order"] == 2 for q in asked)
+    check_accounting(r, t, 8)

@@ -1,0 +1,93 @@
+"""Baselines for the A* story search (ExploreToM §2.3 and semantics §7.5): the same budget, no search.
+
+* `over_generate`: draw desired random stories (rollouts from the empty story with stop = S, retried until
+  isDesired), evaluate each once, keep the one the model does worst on, even if it answers everything right. This is
+  the paper's "over-generate and filter" comparison.
+* `random_baseline`: one desired random story, evaluated once: what a random story of the setting costs the model.
+
+Both spend budget exactly as the search does (one unit per evaluated story, nothing for a repeated text or an empty
+question set) through the search's own `Evaluator`, and return a `SearchResult`, so their rows compare directly.
+"""
+
+from __future__ import annotations
+
+import random
+
+from tombench.dsl import Conditions, Context, Setting, random_story
+from tombench.generators.search import Answerer, Evaluator, NodeEval, SearchConfig, SearchResult
+
+__all__ = ["over_generate", "random_baseline"]
+
+
+def _pick_hardest(nodes: list[NodeEval]) -> NodeEval | None:
+    """Lowest g (the sentinel g = 2 sorts last), then more interesting questions, then the earliest drawn."""
+    if not nodes:
+        return None
+    return min(nodes, key=lambda x: (x.g, -x.num_interesting, x.index))
+
+
+async def over_generate(
+    setting: Setting,
+    context: Context,
+    answer: Answerer,
+    budget: int,
+    rng: random.Random,
+    config: SearchConfig | None = None,
+    *,
+    max_draws: int | None = None,
+) -> SearchResult:
+    """Draw desired random stories until `budget` units are spent; return the lowest-accuracy one.
+
+    Stories are evaluated one at a time in draw order, so the budget is never overspent. `max_draws` (default
+    10 x budget) bounds the draws when repeats and empty question sets spend nothing. `config` supplies the g
+    variant, the check mode and the lookahead used for the recorded h; its `budget` is ignored.
+    """
+    config = config or SearchConfig()
+    cond = Conditions.of(setting)
+    ev = Evaluator(cond, answer, config)
+    max_draws = 10 * max(budget, 1) if max_draws is None else max_draws
+    draws = 0
+    while ev.spent < budget and draws < max_draws:
+        draws += 1
+        s = random_story(context, setting, rng)
+        if s is None:
+            break
+        if s.text in ev.cache:
+            continue
+        await ev.evaluate_many([s], rng)
+    best = _pick_hardest(ev.trace)
+    return SearchResult(
+        method="over-generate",
+        setting=setting.id,
+        story=None if best is None else ev.desired[best.index],
+        node=best,
+        nodes_evaluated=ev.spent,
+        model_calls=ev.model_calls,
+        trace=ev.trace,
+    )
+
+
+async def random_baseline(
+    setting: Setting,
+    context: Context,
+    answer: Answerer,
+    rng: random.Random,
+    config: SearchConfig | None = None,
+) -> SearchResult:
+    """One desired random story, evaluated once (at most one budget unit)."""
+    config = config or SearchConfig()
+    cond = Conditions.of(setting)
+    ev = Evaluator(cond, answer, config)
+    s = random_story(context, setting, rng)
+    node = None
+    if s is not None:
+        (node,) = await ev.evaluate_many([s], rng)
+    return SearchResult(
+        method="random",
+        setting=setting.id,
+        story=s,
+        node=node,
+        nodes_evaluated=ev.spent,
+        model_calls=ev.model_calls,
+        trace=ev.trace,
+    )

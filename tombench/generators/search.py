@@ -1,0 +1,438 @@
+"""A* adversarial story search (ExploreToM, Sclar et al. 2024, arXiv:2412.12175, §2.3; semantics §7).
+
+The search grows story structures action by action and asks a target model the stories' belief questions, looking
+for a story that satisfies the setting (isDesired) and that the model gets wrong (g < 1). The cost g is the model's
+accuracy, the heuristic h the share of random completions that end up desired, so the frontier is ordered by "hard
+and close to a valid story".
+
+    import asyncio, random
+    from tombench.dsl import DEFAULT_CONTEXT, Setting
+    from tombench.generators.search import SearchConfig, astar_search
+
+    async def answer(prompts):            # the target model: one response per prompt, asked concurrently
+        ...
+    result = asyncio.run(astar_search(Setting.make("tomi", 2, 2), DEFAULT_CONTEXT, answer, SearchConfig(), random.Random(0)))
+    result.to_dict()
+
+Two modes:
+
+* ``paper``: exactly the loop of semantics §7.4; returns the *first* goal popped, or None.
+* ``improved``: the same loop and the same random draws, but it does not stop at the first goal: it spends the whole
+  budget and returns the hardest desired story evaluated (lowest g, ties broken by more interesting questions, then
+  by evaluation order). Because every draw is identical up to the point where paper mode returns, the improved
+  story's g is never higher than the paper story's g for the same seed.
+
+This module is pure asyncio: the target model is any `Answerer` (an async callable from prompts to responses), so
+the search is testable offline and knows nothing of Inspect. Concurrency and response caching are the answerer's job;
+the search asks all questions of one node in one call, and the nodes it evaluates after one expansion in parallel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import random
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+from tombench.dsl import (
+    AnswerType,
+    Conditions,
+    Context,
+    Prompt,
+    Question,
+    Setting,
+    Story,
+    build_prompt,
+    check_answer,
+    rollout,
+    setting_context,
+)
+
+__all__ = [
+    "Answerer",
+    "GVariant",
+    "WeightScheme",
+    "SearchMode",
+    "SearchConfig",
+    "NodeEval",
+    "SearchResult",
+    "Evaluator",
+    "astar_search",
+    "SENTINEL_G",
+]
+
+#: the target model: answers a batch of prompts (concurrently, in its own way), one response per prompt, in order
+Answerer = Callable[[list[Prompt]], Awaitable[list[str]]]
+
+GVariant = Literal["acc", "acc-int", "acc2", "acc2-int"]
+WeightScheme = Literal["weight-goal4", "weight-goal5", "random"]
+SearchMode = Literal["paper", "improved"]
+
+#: g of a node whose question set is empty: "not evaluated", ranked after every real accuracy, no budget spent
+SENTINEL_G = 2.0
+
+
+@dataclass(frozen=True)
+class SearchConfig:
+    """Search hyper-parameters; the defaults are the paper's (semantics §7.3–7.5)."""
+
+    #: actions added by one neighbour rollout
+    k: int = 3
+    #: weight of the heuristic h
+    alpha: float = 0.1
+    #: lookahead rollouts per evaluated node (P)
+    lookahead: int = 50
+    #: model evaluations (budget units) per search
+    budget: int = 50
+    #: which questions g is the accuracy on
+    g: GVariant = "acc"
+    #: stories of <= 3 sentences get g = 1.0 without a model call (but spend a unit), as in the original
+    short_story_shortcut: bool = True
+    #: neighbour ordering weights
+    weights: WeightScheme = "weight-goal4"
+    #: hard cap on heap pops, so a search always ends
+    max_pops: int = 5000
+    #: how answers are judged (semantics §5.6)
+    check: Literal["strict", "substring"] = "strict"
+    mode: SearchMode = "paper"
+
+    def __post_init__(self) -> None:
+        if self.k < 1:
+            raise ValueError(f"k must be >= 1, got {self.k}")
+        if self.budget < 0:
+            raise ValueError(f"budget must be >= 0, got {self.budget}")
+        if self.lookahead < 1:
+            raise ValueError(f"lookahead must be >= 1, got {self.lookahead}")
+        for name, value, allowed in (
+            ("g", self.g, ("acc", "acc-int", "acc2", "acc2-int")),
+            ("weights", self.weights, ("weight-goal4", "weight-goal5", "random")),
+            ("check", self.check, ("strict", "substring")),
+            ("mode", self.mode, ("paper", "improved")),
+        ):
+            if value not in allowed:
+                raise ValueError(f"Invalid {name} {value!r}. Must be one of: {list(allowed)}")
+
+
+@dataclass
+class NodeEval:
+    """One evaluated node: its cost, heuristic and, when the model was asked, the questions and verdicts."""
+
+    index: int
+    text: str
+    g: float
+    h: float
+    avglen: float
+    #: budget units this evaluation spent (0 for the sentinel, 1 otherwise)
+    spent: int
+    is_desired: bool
+    #: the chosen question set (empty for the sentinel), each with expected answer, response and correctness
+    questions: list[dict[str, Any]] = field(default_factory=list)
+    #: True when g came from the short-story shortcut (no model call)
+    shortcut: bool = False
+
+    @property
+    def f(self) -> float:
+        return self.g + self.h
+
+    @property
+    def is_goal(self) -> bool:
+        return self.is_desired and self.g < 1.0
+
+    @property
+    def num_interesting(self) -> int:
+        return sum(1 for q in self.questions if q.get("interesting"))
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["f"] = self.f
+        return d
+
+
+@dataclass
+class SearchResult:
+    """What a search (or a baseline) found, and what it cost."""
+
+    method: str
+    setting: str
+    story: Story | None
+    node: NodeEval | None
+    #: budget units spent (node evaluations, shortcut included)
+    nodes_evaluated: int
+    #: prompts answered by the target model
+    model_calls: int
+    pops: int = 0
+    trace: list[NodeEval] = field(default_factory=list)
+
+    @property
+    def g(self) -> float | None:
+        return None if self.node is None else self.node.g
+
+    @property
+    def h(self) -> float | None:
+        return None if self.node is None else self.node.h
+
+    @property
+    def f(self) -> float | None:
+        return None if self.node is None else self.node.f
+
+    @property
+    def questions(self) -> list[dict[str, Any]]:
+        return [] if self.node is None else self.node.questions
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-serialisable record (the story via `Story.to_dict`, so it replays with every label)."""
+        return {
+            "method": self.method,
+            "setting": self.setting,
+            "found": self.story is not None,
+            "story": None if self.story is None else self.story.to_dict(),
+            "text": None if self.story is None else self.story.text,
+            "g": self.g,
+            "h": self.h,
+            "f": self.f,
+            "questions": self.questions,
+            "nodes_evaluated": self.nodes_evaluated,
+            "model_calls": self.model_calls,
+            "pops": self.pops,
+            "trace": [n.to_dict() for n in self.trace],
+        }
+
+
+def _chosen_questions(story: Story, variant: GVariant) -> list[Question]:
+    order = 2 if variant.startswith("acc2") else 1
+    qs = story.questions(orders=(order,))
+    if variant.endswith("-int"):
+        qs = [q for q in qs if q.interesting]
+    return qs
+
+
+class Evaluator:
+    """g and h for one search, cached by story text, with exact budget accounting.
+
+    Shared by the search and the baselines so that both spend budget and call the model in exactly the same way.
+    """
+
+    def __init__(self, conditions: Conditions, answer: Answerer, config: SearchConfig) -> None:
+        self.cond = conditions
+        self.answer = answer
+        self.config = config
+        self.cache: dict[str, NodeEval] = {}
+        self.trace: list[NodeEval] = []
+        #: the Story of every evaluated desired node, by trace index (results need the actions, not just the text)
+        self.desired: dict[int, Story] = {}
+        self.spent = 0
+        self.model_calls = 0
+
+    def lookahead(self, story: Story, rng: random.Random) -> tuple[float, float]:
+        """(h, avglen): h = alpha * (1 - share of P completions that are desired); 0 if S already holds."""
+        mx = self.cond.setting.max_sentences
+        if self.cond.structural(story):
+            return 0.0, len(story) / mx
+        hits = 0
+        total_len = 0
+        for _ in range(self.config.lookahead):
+            s = rollout(story, self.cond, rng, stop=self.cond.structural)
+            hits += self.cond.is_desired(s)
+            total_len += len(s)
+        p = self.config.lookahead
+        return self.config.alpha * (1.0 - hits / p), total_len / p / mx
+
+    def plan(self, story: Story) -> tuple[list[Question], bool]:
+        """The questions g needs and whether evaluating spends a unit (False only for the sentinel)."""
+        qs = _chosen_questions(story, self.config.g)
+        return qs, bool(qs)
+
+    async def evaluate_many(self, stories: Sequence[Story], rng: random.Random) -> list[NodeEval]:
+        """Evaluate uncached stories: lookaheads in order (they draw from `rng`), then all model calls at once."""
+        pending: list[tuple[Story, list[Question], float, float]] = []
+        for s in stories:
+            qs, _ = self.plan(s)
+            h, avglen = self.lookahead(s, rng)
+            pending.append((s, qs, h, avglen))
+        return list(await asyncio.gather(*(self._score(s, qs, h, a) for s, qs, h, a in pending)))
+
+    async def _score(self, story: Story, qs: list[Question], h: float, avglen: float) -> NodeEval:
+        text = story.text
+        desired = self.cond.is_desired(story)
+        index = len(self.trace)
+        if not qs:
+            node = NodeEval(index, text, SENTINEL_G, h, avglen, 0, desired)
+        elif self.config.short_story_shortcut and len(story) <= 3:
+            node = NodeEval(index, text, 1.0, h, avglen, 1, desired, [_qdict(q) for q in qs], shortcut=True)
+        else:
+            node = NodeEval(index, text, 0.0, h, avglen, 1, desired)
+        # register before awaiting so trace order and budget do not depend on which answer arrives first
+        self.trace.append(node)
+        self.cache[text] = node
+        if desired:
+            self.desired[index] = story
+        self.spent += node.spent
+        if node.spent and not node.shortcut:
+            prompts = [build_prompt(text, q.text) for q in qs]
+            self.model_calls += len(prompts)
+            responses = await self.answer(prompts)
+            if len(responses) != len(prompts):
+                raise ValueError(f"answerer returned {len(responses)} responses for {len(prompts)} prompts")
+            ctx = story.context
+            records = []
+            for q, r in zip(qs, responses, strict=True):
+                cands = ctx.rooms if q.answer_type == AnswerType.ROOM else ctx.containers
+                v = check_answer(r, q.answer, q.answer_type, cands, self.config.check, question=q.text)
+                records.append({**_qdict(q), "response": r, "correct": v.correct})
+            node.questions = records
+            node.g = sum(x["correct"] for x in records) / len(records)
+        return node
+
+
+def _qdict(q: Question) -> dict[str, Any]:
+    return {
+        "question": q.text,
+        "expected_answer": q.answer,
+        "answer_type": AnswerType(q.answer_type).value,
+        "order": q.order,
+        "kind": q.kind,
+        "interesting": q.interesting,
+        "false_belief": q.false_belief,
+    }
+
+
+def _branching(g: float) -> int:
+    """n: how many children to evaluate, more below a hard parent (root g = 0 gives 5, the sentinel g = 2 gives 1)."""
+    return 5 if g <= 0.5 else 3 if g <= 0.75 else 1
+
+
+def _features(story: Story, cond: Conditions) -> tuple[int, int, int, int]:
+    """(diff, imp, people, rooms) counts used by the neighbour weights."""
+    imp, diff, _, _ = cond.counts(story)
+    return diff, imp, len(story.state.people), len(story.state.rooms_involved)
+
+
+def _weight(parent: tuple[int, int, int, int], child: tuple[int, int, int, int], cond: Conditions, scheme: WeightScheme) -> float:
+    if scheme == "random":
+        return 1.0
+    st = cond.setting
+    diff, imp, people, rooms = parent
+    w = (
+        cond.aset.diff_weight * (child[0] - diff) * (diff == 0)
+        + (child[1] - imp) * (imp < st.moves)
+        + (child[2] - people) * (people < st.people)
+        + (child[3] - rooms) * (rooms < st.rooms)
+    )
+    return float(w * w if scheme == "weight-goal5" else w)
+
+
+def _weighted_order(items: list[Story], weights: list[float], rng: random.Random, limit: int) -> list[Story]:
+    """Up to `limit` items drawn by weighted sampling without replacement; weight-0 items are never drawn."""
+    pool = [(x, w) for x, w in zip(items, weights, strict=True) if w > 0]
+    out: list[Story] = []
+    while pool and len(out) < limit:
+        total = sum(w for _, w in pool)
+        r = rng.random() * total
+        acc = 0.0
+        j = len(pool) - 1
+        for i, (_, w) in enumerate(pool):
+            acc += w
+            if r < acc:
+                j = i
+                break
+        out.append(pool.pop(j)[0])
+    return out
+
+
+def _neighbours(story: Story, cond: Conditions, config: SearchConfig, n: int, rng: random.Random) -> list[Story]:
+    """50n rollouts of at most k actions (stopping at S); keep new, not never-desired, distinct children, ordered."""
+    base_steps = len(story.steps)
+    seen: set[str] = set()
+    children: list[Story] = []
+    for _ in range(50 * n):
+        c = rollout(story, cond, rng, stop=cond.structural, max_actions=config.k)
+        if len(c.steps) == base_steps or cond.never_desired(c):
+            continue
+        t = c.text
+        if t in seen:
+            continue
+        seen.add(t)
+        children.append(c)
+    pf = _features(story, cond)
+    weights = [_weight(pf, _features(c, cond), cond, config.weights) for c in children]
+    return _weighted_order(children, weights, rng, 2 * n)
+
+
+def _hardest(trace: list[NodeEval]) -> NodeEval | None:
+    """The improved mode's pick: the goal with the lowest g, then the most interesting questions, then the earliest."""
+    goals = [x for x in trace if x.is_goal]
+    if not goals:
+        return None
+    return min(goals, key=lambda x: (x.g, -x.num_interesting, x.index))
+
+
+async def astar_search(
+    setting: Setting,
+    context: Context,
+    answer: Answerer,
+    config: SearchConfig | None = None,
+    rng: random.Random | None = None,
+) -> SearchResult:
+    """Search one story for `setting` that the target model `answer` gets wrong (semantics §7.4).
+
+    Every random draw comes from `rng` (the setting's names too, when `context` is the built-in default), so the
+    same seed and the same answers give the same result. `context` is restricted to the setting's names first.
+    """
+    config = config or SearchConfig()
+    rng = rng if rng is not None else random.Random(0)
+    cond = Conditions.of(setting)
+    ctx = setting_context(context, setting, rng)
+    ev = Evaluator(cond, answer, config)
+    stories: dict[int, Story] = {}
+
+    root = Story(ctx)
+    heap: list[tuple[float, float, float, int, NodeEval | None]] = [(0.0, 0.0, 0.0, 0, None)]
+    stories[0] = root
+    counter = 1
+    pops = 0
+    found: NodeEval | None = None
+    while heap and pops < config.max_pops:
+        if config.mode == "improved" and ev.spent >= config.budget:
+            break  # nothing left to learn: every evaluated node is already in the trace
+        _, g, _, key, node = heapq.heappop(heap)
+        pops += 1
+        s = stories.pop(key)
+        if node is not None and node.is_goal and config.mode == "paper":
+            found = node
+            break
+        if cond.structural(s) or cond.never_desired(s):
+            continue
+        if ev.spent >= config.budget:
+            continue  # drain: a goal already pushed may still be returned
+        n = _branching(g)
+        todo: list[Story] = []
+        real = 0
+        planned_spend = ev.spent
+        for c in _neighbours(s, cond, config, n, rng):
+            if c.text in ev.cache:
+                continue  # already evaluated (and pushed) earlier: a cache hit spends nothing and is not re-pushed
+            _, spends = ev.plan(c)
+            todo.append(c)
+            if spends:
+                real += 1
+                planned_spend += 1
+            if real >= n or planned_spend >= config.budget:
+                break
+        for c, x in zip(todo, await ev.evaluate_many(todo, rng), strict=True):
+            stories[counter] = c
+            heapq.heappush(heap, (x.f, x.g, x.avglen, counter, x))
+            counter += 1
+    if config.mode == "improved":
+        found = _hardest(ev.trace)
+    return SearchResult(
+        method=f"astar-{config.mode}",
+        setting=setting.id,
+        story=None if found is None else ev.desired[found.index],
+        node=found,
+        nodes_evaluated=ev.spent,
+        model_calls=ev.model_calls,
+        pops=pops,
+        trace=ev.trace,
+    )
