@@ -111,6 +111,16 @@ class Context:
                 return sc.visible
         return None
 
+    def _replace_unchecked(self, **changes: Any) -> Context:
+        """A copy with some lists replaced by sub-lists of this (already validated) context, without re-validating.
+
+        Only for subsets: a subset of a valid context is valid. Used on the sampler's hot path.
+        """
+        new = object.__new__(Context)
+        for f in ("people", "rooms", "objects", "containers", "topics", "state_changes", "setting", "id", "metadata"):
+            object.__setattr__(new, f, changes.get(f, getattr(self, f)))
+        return new
+
     def restrict(
         self,
         *,

@@ -52,8 +52,7 @@ def setting_context(context: Context, setting: Setting, rng: random.Random) -> C
         people = tuple(rng.sample(context.people, min(setting.people, len(context.people))))
         containers = tuple(rng.sample(context.containers, min(setting.moves, len(context.containers))))
         rooms = tuple(rng.sample(context.rooms, min(setting.rooms, len(context.rooms))))
-        return Context(people, rooms, context.objects, containers, context.topics, context.state_changes,
-                       context.setting, context.id)
+        return context._replace_unchecked(people=people, rooms=rooms, containers=containers)
     return context.restrict(people=setting.people, rooms=setting.rooms, containers=setting.moves)
 
 
@@ -199,7 +198,8 @@ def sample_action(
     not enumerate them again until the story changes; `cache` (optional) keeps the argument tuples of the types that
     do not depend on the state, for one context. Neither changes which actions are drawn.
     """
-    name = allowed[rng.randrange(len(allowed))]
+    rand = rng.random
+    name = allowed[int(rand() * len(allowed))]
     if exhausted is not None and name in exhausted:
         return None
     if cache is not None and name in _STATIC_TYPES:
@@ -211,7 +211,7 @@ def sample_action(
         cands = candidate_actions(story, name)
     n = len(cands)
     while n:
-        j = rng.randrange(n)
+        j = int(rand() * n)
         step = story.try_apply(cands[j])
         if step is not None:
             if exhausted:
@@ -242,7 +242,9 @@ def rollout(
     added = 0
     exhausted: set[str] = set()
     cache: dict[str, list[Action]] = {}
-    while not stop(s) and not conditions.never_desired(s):
+    never = conditions.never_desired
+    done = stop(s) or never(s)
+    while not done:
         if max_actions is not None and added >= max_actions:
             break
         if sample_action(s, allowed, rng, exhausted, cache) is None:
@@ -252,6 +254,7 @@ def rollout(
         else:
             failures = 0
             added += 1
+            done = stop(s) or never(s)  # predicates of the story: re-evaluated only when it changed
     return s
 
 

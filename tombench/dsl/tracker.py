@@ -206,6 +206,8 @@ def _track(st: State, o: str, index: int) -> None:
 
 
 def _check_modifiers(st: State, actor: str, W: Sequence[str], K: Sequence[str], D: Sequence[str]) -> str | None:
+    if not K and not D:
+        return None
     people = st.context.people
     if len(set(K)) != len(K) or len(set(D)) != len(D):
         return "repeated name in a modifier"
@@ -263,6 +265,8 @@ def check(st: State, a: Action) -> str | None:
             return f"the {a.container} is not in the {r}"
         if w.get((a.object, CONTAINER)) == a.container:
             return f"the {a.object} is already in the {a.container}"
+        if not a.peekers and not a.distracted:
+            return None
         return _check_modifiers(st, a.actor, st.people_in(r), a.peekers, a.distracted)
     if isinstance(a, UpdateObjectState):
         r = _person_room(st, a.actor)
@@ -280,6 +284,8 @@ def check(st: State, a: Action) -> str | None:
             return f"the {a.object} {sc.value} already"
         if st.visibility.get(sc.property, sc.visible) != sc.visible:
             return f"state property {sc.property!r} is already registered with the other visibility"
+        if not a.peekers and not a.distracted:
+            return None
         return _check_modifiers(st, a.actor, st.people_in(r), a.peekers, a.distracted)
     if isinstance(a, MoveObjectRoom):
         r1 = _person_room(st, a.actor)
