@@ -133,8 +133,23 @@ def test_improved_mode_is_never_worse_than_paper_mode(setting: Setting, seed: in
     if paper.g is not None:
         assert improved.g is not None and improved.g <= paper.g
         assert Conditions.of(setting).is_desired(improved.story)
-    # improved spends everything it can: either the whole budget or the frontier ran dry
-    assert improved.nodes_evaluated == 8 or improved.pops >= paper.pops
+    # improved spends the whole budget (restarting from the empty story when the frontier runs dry)
+    assert improved.nodes_evaluated == 8
+
+
+def test_improved_mode_with_an_oracle_spends_everything_and_finds_nothing() -> None:
+    t = Target("oracle")
+    r = run(ROOMS, t, mode="improved")
+    assert r.story is None and r.nodes_evaluated == 8
+    check_accounting(r, t, 8)
+
+
+def test_improved_mode_gives_up_when_nothing_can_be_evaluated() -> None:
+    # the default context has no state changes, so object-state stories have no questions: every node is a sentinel
+    t = Target("oracle")
+    r = run(Setting.make("tomi-object-state", 2, 2), t, mode="improved")
+    assert (r.story, r.nodes_evaluated, t.calls) == (None, 0, 0)
+    assert r.trace and all(n.g == SENTINEL_G for n in r.trace)
 
 
 def test_neighbour_weights_follow_goal4_and_goal5() -> None:

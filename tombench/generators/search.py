@@ -19,7 +19,8 @@ Two modes:
 * ``paper``: exactly the loop of semantics §7.4; returns the *first* goal popped, or None.
 * ``improved``: the same loop and the same random draws, but it does not stop at the first goal: it spends the whole
   budget and returns the hardest desired story evaluated (lowest g, ties broken by more interesting questions, then
-  by evaluation order). Because every draw is identical up to the point where paper mode returns, the improved
+  by evaluation order). When the frontier runs dry with budget left, it restarts from the empty story (the cache
+  keeps it from paying twice for a story). Because every draw is identical up to the point where paper mode returns, the improved
   story's g is never higher than the paper story's g for the same seed.
 
 This module is pure asyncio: the target model is any `Answerer` (an async callable from prompts to responses), so
@@ -61,6 +62,7 @@ __all__ = [
     "Evaluator",
     "astar_search",
     "SENTINEL_G",
+    "RESTART_PATIENCE",
 ]
 
 #: the target model: answers a batch of prompts (concurrently, in its own way), one response per prompt, in order
@@ -69,6 +71,9 @@ Answerer = Callable[[list[Prompt]], Awaitable[list[str]]]
 GVariant = Literal["acc", "acc-int", "acc2", "acc2-int"]
 WeightScheme = Literal["weight-goal4", "weight-goal5", "random"]
 SearchMode = Literal["paper", "improved"]
+
+#: improved mode: consecutive fruitless restarts from the empty story before giving up (as §7.5's 10 searches)
+RESTART_PATIENCE = 10
 
 #: g of a node whose question set is empty: "not evaluated", ranked after every real accuracy, no budget spent
 SENTINEL_G = 2.0
@@ -393,9 +398,24 @@ async def astar_search(
     counter = 1
     pops = 0
     found: NodeEval | None = None
-    while heap and pops < config.max_pops:
+    restarts_without_spend = 0
+    spent_at_restart = 0
+    while pops < config.max_pops:
         if config.mode == "improved" and ev.spent >= config.budget:
             break  # nothing left to learn: every evaluated node is already in the trace
+        if not heap:
+            # improved mode only: the frontier ran dry with budget left (rollouts stop at S, so small settings exhaust
+            # it after a few levels); start again from the empty story, as §7.5 starts a new search, and give up
+            # after RESTART_PATIENCE restarts in a row that spent nothing
+            if config.mode != "improved":
+                break
+            restarts_without_spend = 0 if ev.spent > spent_at_restart else restarts_without_spend + 1
+            if restarts_without_spend >= RESTART_PATIENCE:
+                break
+            spent_at_restart = ev.spent
+            stories[counter] = Story(ctx)
+            heap.append((0.0, 0.0, 0.0, counter, None))
+            counter += 1
         _, g, _, key, node = heapq.heappop(heap)
         pops += 1
         s = stories.pop(key)
@@ -407,20 +427,24 @@ async def astar_search(
         if ev.spent >= config.budget:
             continue  # drain: a goal already pushed may still be returned
         n = _branching(g)
-        todo: list[Story] = []
+        # (child, its cached evaluation or None); a cache hit is pushed again with its cached g and h, spends
+        # nothing, and counts as one of the n evaluations (semantics §7.3: g/h are cached per story text)
+        batch: list[tuple[Story, NodeEval | None]] = []
         real = 0
         planned_spend = ev.spent
         for c in _neighbours(s, cond, config, n, rng):
-            if c.text in ev.cache:
-                continue  # already evaluated (and pushed) earlier: a cache hit spends nothing and is not re-pushed
-            _, spends = ev.plan(c)
-            todo.append(c)
-            if spends:
+            hit = ev.cache.get(c.text)
+            batch.append((c, hit))
+            if hit is not None:
+                real += hit.g != SENTINEL_G
+            elif ev.plan(c)[1]:
                 real += 1
                 planned_spend += 1
             if real >= n or planned_spend >= config.budget:
                 break
-        for c, x in zip(todo, await ev.evaluate_many(todo, rng), strict=True):
+        fresh = iter(await ev.evaluate_many([c for c, hit in batch if hit is None], rng))
+        for c, hit in batch:
+            x = hit if hit is not None else next(fresh)
             stories[counter] = c
             heapq.heappush(heap, (x.f, x.g, x.avglen, counter, x))
             counter += 1
