@@ -5,5 +5,6 @@ inside task functions, never here.
 """
 
 # ruff: noqa: F401
+from tombench.models._provider import tombench_baselines
 from tombench.tasks.persuasion import persuasion_dynamic, persuasion_fixed
 from tombench.tasks.tomsynth import tomsynth

@@ -1,0 +1,104 @@
+"""The `tombench/<baseline>` Inspect provider: get_model, generate with usage, and a tiny inline eval."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from inspect_ai import Task, eval, task
+from inspect_ai.dataset import Sample
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig, get_model
+from inspect_ai.scorer import match
+from inspect_ai.solver import generate
+
+import tombench._registry  # noqa: F401  (registers the provider, as the inspect_ai entry point does)
+from tombench.dsl import SYSTEM_PROMPT, build_prompt
+
+SALLY_ANNE = (
+    "Sally entered the kitchen. Anne entered the kitchen. "
+    "Sally moved the marble to the basket, which is also located in the kitchen. Sally left the kitchen. "
+    "Anne moved the marble to the box, which is also located in the kitchen."
+)
+QUESTIONS = [
+    ("In which container will Sally search for the marble?", "basket"),
+    ("In which container will Anne search for the marble?", "box"),
+    ("In which container does Anne think that Sally will search for the marble?", "basket"),
+]
+
+
+def _messages(question: str) -> list:
+    return [ChatMessageSystem(content=SYSTEM_PROMPT), ChatMessageUser(content=build_prompt(SALLY_ANNE, question).user)]
+
+
+@pytest.mark.parametrize(("name", "expected"), [("oracle", "basket"), ("reality", "box"), ("primacy", "basket")])
+def test_generate(name: str, expected: str) -> None:
+    model = get_model(f"tombench/{name}")
+    output = asyncio.run(model.generate(_messages(QUESTIONS[0][0])))
+    assert output.completion == expected
+    assert output.usage is not None
+    assert output.usage.output_tokens == len(expected.split())
+    assert output.usage.input_tokens == len(SYSTEM_PROMPT.split()) + len(build_prompt(SALLY_ANNE, QUESTIONS[0][0]).user.split())
+
+
+def test_random_seed_model_arg() -> None:
+    answers = set()
+    for seed in range(12):
+        model = get_model("tombench/random", seed=seed, memoize=False)
+        out = asyncio.run(model.generate(_messages(QUESTIONS[0][0]), config=GenerateConfig()))
+        answers.add(out.completion)
+    assert answers == {"basket", "box"}
+
+
+def test_bad_model_name_and_args() -> None:
+    with pytest.raises(ValueError, match="Unknown tombench baseline"):
+        get_model("tombench/psychic", memoize=False)
+    with pytest.raises(ValueError, match="Unknown model args"):
+        get_model("tombench/oracle", temperature_hack=1, memoize=False)
+
+
+@task
+def sally_anne() -> Task:
+    return Task(
+        dataset=[Sample(input=build_prompt(SALLY_ANNE, q).user, target=a, id=i) for i, (q, a) in enumerate(QUESTIONS)],
+        solver=generate(),
+        scorer=match(location="exact"),
+    )
+
+
+def test_inline_eval_oracle_scores_one(tmp_path: Path) -> None:
+    (log,) = eval(sally_anne(), model="tombench/oracle", log_dir=str(tmp_path), display="none")
+    assert log.status == "success"
+    assert log.results is not None
+    assert log.results.scores[0].metrics["accuracy"].value == 1.0
+    assert log.stats.model_usage["tombench/oracle"].output_tokens == 3  # "basket", "box", "basket": one word each
+
+
+def test_inline_eval_reality_misses_false_beliefs(tmp_path: Path) -> None:
+    (log,) = eval(sally_anne(), model="tombench/reality", log_dir=str(tmp_path), display="none")
+    assert log.results is not None
+    assert log.results.scores[0].metrics["accuracy"].value == pytest.approx(1 / 3)
+
+
+def test_inspect_cli_resolves_provider(tmp_path: Path) -> None:
+    """`inspect eval ... --model tombench/recency` from the command line, through the package entry point."""
+    task_file = tmp_path / "sally.py"
+    task_file.write_text(
+        "from inspect_ai import Task, task\n"
+        "from inspect_ai.dataset import Sample\n"
+        "from inspect_ai.scorer import match\n"
+        "@task\n"
+        "def sally():\n"
+        f"    return Task(dataset=[Sample(input={build_prompt(SALLY_ANNE, QUESTIONS[0][0]).user!r}, target='box')],"
+        " scorer=match(location='exact'))\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-m", "inspect_ai", "eval", task_file.name, "--model", "tombench/recency",
+         "--log-dir", str(tmp_path / "logs"), "--display", "none"],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )
+    assert result.returncode == 0, result.stderr[-2000:]
+    logs = list((tmp_path / "logs").glob("*.eval"))
+    assert len(logs) == 1
