@@ -29,7 +29,7 @@ def test_row_reads_scores_breakdowns_and_provenance(logs):
     assert (row.input_tokens, row.output_tokens, row.total_tokens) == (120, 18, 138)
     assert row.temperature == 0.0 and row.epochs == 1 and row.harness == "inspect-ai" and row.harness_version
     assert row.dataset_id == "tombench-test/tiny-tom" and row.dataset_revision.startswith("0123456789ab")
-    assert json.loads(row.task_args) == {"dataset_revision": row.dataset_revision}
+    assert json.loads(row.task_args) == {"dataset_revision": row.dataset_revision, "live": False}
     assert row.model_size_b == 1.5 and row.open_weights is None  # mockllm: unknown
     assert row.eval_id and row.run_id and row.submission_id.startswith(row.created_at[:4])
     assert row.settings_filled is None and row.model_calls is None
