@@ -93,6 +93,17 @@ def test_multiple_choice_rules() -> None:
     assert answer("oracle", mc) == "A"
 
 
+def test_multiple_choice_formats() -> None:
+    inspect_mc = (
+        "Answer the following multiple choice question. The entire content of your response should be of the "
+        "following format: 'ANSWER: $LETTER' (without quotes) where LETTER is one of A,B.\n\nWho?\n\nA) Ann\nB) Bob"
+    )
+    assert answer("primacy", inspect_mc) == "ANSWER: A"
+    assert answer("recency", inspect_mc) == "ANSWER: B"
+    think = "Who?\nA) Ann\nB) Bob\nThink ... inside <answer> </answer> tags, e.g. <think>...</think><answer>A</answer>."
+    assert answer("oracle", think) == "<think>baseline</think><answer>A</answer>"
+
+
 def test_random_is_seeded_and_stable() -> None:
     prompts = [build_prompt(SALLY_ANNE, f"In which container will {p} search for the marble?").user for p in ("Sally", "Anne")]
     runs = [[answer("random", pr, seed=s) for pr in prompts for s in range(20)] for _ in range(2)]

@@ -102,3 +102,34 @@ def test_inspect_cli_resolves_provider(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr[-2000:]
     logs = list((tmp_path / "logs").glob("*.eval"))
     assert len(logs) == 1
+
+
+def _tomsynth_items(path: Path) -> Path:
+    """Eight ToM-Synth items whose keys cycle A, B, C, D (so `primacy` is right on a quarter of them)."""
+    from tombench.generators.tomsynth.items import LETTERS, Item, append_jsonl
+    from tombench.generators.tomsynth.units import unit_by_id
+
+    unit = unit_by_id("content-false-beliefs.family.family-dinner.narrative")
+    items = [
+        Item(id=f"i{n}", **unit.metadata(), text=f"Story {n}. Ann left; Tom moved the report.",
+             question="Where does Ann think the report is?", options={x: f"Place {x}{n}" for x in LETTERS},
+             answer=LETTERS[n % 4])
+        for n in range(8)
+    ]
+    append_jsonl(path, (i.to_row() for i in items))
+    return path
+
+
+@pytest.mark.parametrize(("answer_format", "metric"), [("letter", "accuracy"), ("think", "mean")])
+def test_tomsynth_task_with_primacy(tmp_path: Path, answer_format: str, metric: str) -> None:
+    """A real tombench task runs offline on a baseline: multiple choice in the format the task asks for."""
+    from tombench.tasks.tomsynth import tomsynth
+
+    data = _tomsynth_items(tmp_path / "items.jsonl")
+    (log,) = eval(tomsynth(data=str(data), answer_format=answer_format), model="tombench/primacy",
+                  log_dir=str(tmp_path / "logs"), display="none")
+    assert log.status == "success"
+    assert log.results is not None
+    metrics = {k: m.value for s in log.results.scores for k, m in s.metrics.items()}
+    # 2 of 8 keys are A; in "think" format the reward is 1 when right and 0 when wrong but well-formed (-1 if not)
+    assert metrics[metric] == pytest.approx(0.25)

@@ -207,6 +207,15 @@ def _options(question_block: str) -> list[str]:
     return [m.group(1).upper() for line in question_block.splitlines() if (m := _OPTION.match(line))]
 
 
+def _format_letter(letter: str, text: str) -> str:
+    """A letter in the format the prompt asks for: Inspect's `ANSWER: $LETTER`, the RL `<answer>X</answer>`, or bare."""
+    if "<answer>" in text:
+        return f"<think>baseline</think><answer>{letter}</answer>"
+    if "ANSWER: $LETTER" in text:
+        return f"ANSWER: {letter}"
+    return letter
+
+
 def _ordered(p: ParsedPrompt, a: _Analysis, last: bool) -> str | None:
     """The first or last mentioned candidate of the asked type (None when there is none)."""
     if p.answer_type is AnswerType.YES_NO:
@@ -254,8 +263,10 @@ def answer(
         options = _options(text)
         if options:
             if name == "random":
-                return random.Random(prompt_seed(seed, text)).choice(options)
-            return options[-1] if name == "recency" else options[0]
+                letter = random.Random(prompt_seed(seed, text)).choice(options)
+            else:
+                letter = options[-1] if name == "recency" else options[0]
+            return _format_letter(letter, text)
     if name == "oracle":
         q = a.questions.get(p.question)
         if q is not None:
