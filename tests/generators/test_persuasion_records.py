@@ -65,6 +65,7 @@ def test_dialog_must_start_with_a_label() -> None:
 def test_clean_utterance_strips_label_and_quotes() -> None:
     assert clean_utterance('Persuader: "Let us go."') == "Let us go."
     assert clean_utterance("**persuadee:** ok") == "ok"
+    assert clean_utterance("persuader: Try it.\nIt is fun.\n\nPersuadee: Fine, I will.") == "Try it. It is fun."
 
 
 @pytest.mark.parametrize(

@@ -123,9 +123,18 @@ class PersuasionRecord:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
+_LABELLED_LINE = re.compile(r"^\s*\**\s*(persuader|persuadee)\s*\**\s*[:：]", re.IGNORECASE | re.MULTILINE)
+
+
 def clean_utterance(text: str) -> str:
-    """Strip a leading "persuader:"/"persuadee:" label and surrounding quotes a model may add to its reply."""
+    """One utterance from a model's reply: without a leading "persuader:"/"persuadee:" label or surrounding quotes,
+    cut where the model starts writing another labelled turn (small models continue the dialogue on their own),
+    on one line (CToMPersu turns are single lines)."""
     text = _TURN_PREFIX.sub("", text.strip(), count=1).strip()
+    later = _LABELLED_LINE.search(text)
+    if later is not None:
+        text = text[: later.start()]
+    text = " ".join(text.split())
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'":
         text = text[1:-1].strip()
     return text
