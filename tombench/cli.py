@@ -16,6 +16,7 @@ from tombench import __version__
 #: command name -> ("module:attribute" of a click command or group, one-line help shown by `tombench --help`)
 _COMMANDS: dict[str, tuple[str, str]] = {
     "stats": ("tombench.commands.stats:stats", "Statistics of random stories (paper Tables 7-9)."),
+    "search": ("tombench.commands.search:search", "A* search for the stories a model answers worst (resumable)."),
     "tomsynth": ("tombench.commands.tomsynth:tomsynth", "ToM-Synth items: generate, quality-control, export."),
     "leaderboard": ("tombench.commands.leaderboard:leaderboard", "Rank models from eval logs; publish to the Hub."),
     "serve": ("tombench.commands.serve:serve", "Serve a local real model (llama.cpp, OpenAI-compatible API)."),

@@ -1,0 +1,43 @@
+"""`tombench search` end to end with an offline baseline model, resume, one-line errors, and --export-hf."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from tombench.cli import main
+from tombench.generators.search_runner import read_jsonl
+
+ARGS = ["search", "--model", "tombench/recency", "--story-types", "tomi", "--people", "2", "--moves", "2",
+        "--stories-per-setting", "2", "--budget", "15"]
+
+
+def test_search_finds_stories_and_exports(tmp_path):
+    out, hf = tmp_path / "run", tmp_path / "hf"
+    r = CliRunner().invoke(main, [*ARGS, "--out", str(out), "--export-hf", str(hf)])
+    assert r.exit_code == 0, r.output
+    assert "settings filled" in r.output
+    stories = read_jsonl(out / "stories.jsonl")
+    assert stories and all(s["model"] == "tombench/recency" and s["g"] < 1 for s in stories)
+    from datasets import load_from_disk
+
+    ds = load_from_disk(str(hf))
+    assert len(ds) == len(stories)
+    assert set(ds["setting_id"]) <= {"tomi|p2|m2|r1", "tomi+asymmetric|p2|m2|r1"}
+    assert (hf / "README.md").read_text().startswith("---")
+    # running again resumes: nothing new, nothing duplicated
+    r2 = CliRunner().invoke(main, [*ARGS, "--out", str(out)])
+    assert r2.exit_code == 0, r2.output
+    assert len(read_jsonl(out / "stories.jsonl")) == len(stories)
+
+
+def test_user_errors_are_one_line(tmp_path):
+    runner = CliRunner()
+    for args, msg in (
+        (["search", "--story-types", "tomo", "--out", str(tmp_path / "a")], "Invalid story type"),
+        (["search", "--model", "nosuch/model", "--out", str(tmp_path / "b")], "cannot use model"),
+        (["search", "--people", "two", "--out", str(tmp_path / "c")], "--people must be"),
+        (["search", "--contexts", str(tmp_path / "none.json"), "--out", str(tmp_path / "d")], "not found"),
+    ):
+        r = runner.invoke(main, args)
+        assert r.exit_code == 2, r.output
+        assert msg in r.output and "Traceback" not in r.output

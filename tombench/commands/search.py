@@ -1,0 +1,219 @@
+"""`tombench search`: find the stories a model answers worst, for every setting of a grid (ExploreToM §2.3).
+
+    tombench search --model tombench/recency --story-types tomi,all --people 2,3 --moves 2,3 --out runs/recency
+    tombench search --model openai/gpt-4o-mini --max-connections 16 --out runs/gpt4o-mini --export-hf runs/gpt4o-mini/hf
+
+Interrupt it and run the same command again: it resumes from `--out`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from tombench.cli import UserError
+
+_ASYM = {"plain": ("",), "asymmetric": ("+asymmetric",), "both": ("", "+asymmetric")}
+
+
+def _ints(value: str, name: str) -> list[int]:
+    try:
+        out = [int(x) for x in value.split(",") if x.strip()]
+    except ValueError:
+        raise UserError(f"--{name} must be a comma-separated list of integers, got {value!r}") from None
+    if not out or any(x < 1 for x in out):
+        raise UserError(f"--{name} needs positive integers, got {value!r}")
+    return out
+
+
+def load_contexts_option(value: str) -> tuple[list, str]:
+    """`bank` (the built-in 76 contexts), `default` (semantics §1's default names), or a context file."""
+    from tombench.dsl import DEFAULT_CONTEXT, ContextError
+    from tombench.generators.contexts import load_context_bank, load_contexts
+
+    if value == "bank":
+        return load_context_bank(), "bank"
+    if value == "default":
+        return [DEFAULT_CONTEXT], "default"
+    path = Path(value)
+    if not path.exists():
+        raise UserError(f"contexts file {value} not found (use 'bank', 'default' or a JSON/JSONL file)")
+    try:
+        return load_contexts(path), str(path)
+    except ContextError as e:
+        raise UserError(str(e)) from None
+
+
+@click.command()
+@click.option("--model", "model", default="tombench/recency", show_default=True,
+              help="Target model: any Inspect model string (openai/..., anthropic/..., openai-api/local/...).")
+@click.option("-M", "--model-arg", "model_args", multiple=True, help="Model argument KEY=VALUE (repeatable).")
+@click.option("--story-types", default="all-sets", show_default=True,
+              help="Comma-separated action sets (tomi, tomi+room-changes, ...), or 'all-sets' for all 9.")
+@click.option("--asymmetric", type=click.Choice(["plain", "asymmetric", "both"]), default="both", show_default=True)
+@click.option("--people", default="2,3,4", show_default=True)
+@click.option("--moves", default="2,3,4", show_default=True)
+@click.option("--rooms", type=int, default=None, help="Override the number of rooms (default: per action set).")
+@click.option("--stories-per-setting", default=10, show_default=True, help="Stories per setting (the paper's 10).")
+@click.option("--budget", default=50, show_default=True, help="Node evaluations per search (story).")
+@click.option("--budget-per-setting", type=int, default=None, help="Default: stories-per-setting x budget.")
+@click.option("--method", type=click.Choice(["astar", "over-generate", "random"]), default="astar", show_default=True)
+@click.option("--mode", type=click.Choice(["paper", "improved"]), default="paper", show_default=True,
+              help="A* mode: 'paper' stops at the first wrong story; 'improved' spends the budget, keeps the hardest.")
+@click.option("--g", "g_variant", type=click.Choice(["acc", "acc-int", "acc2", "acc2-int"]), default="acc",
+              show_default=True, help="Objective: accuracy on (interesting) first- or second-order questions.")
+@click.option("--k", default=3, show_default=True, help="Actions added per neighbour.")
+@click.option("--check", type=click.Choice(["strict", "substring"]), default="strict", show_default=True)
+@click.option("--contexts", default="bank", show_default=True, help="'bank', 'default' or a contexts file.")
+@click.option("--seed", default=0, show_default=True)
+@click.option("--max-connections", type=int, default=None, help="Concurrent model calls (Inspect's limit).")
+@click.option("--parallel-settings", default=4, show_default=True, help="Settings searched at once.")
+@click.option("--no-cache", is_flag=True, help="Do not use Inspect's response cache.")
+@click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+              help="Output directory (resumable).")
+@click.option("--export-hf", "export_hf", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="Also write the found stories as a Hugging Face dataset (save_to_disk) with a card.")
+def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric: str, people: str, moves: str,
+           rooms: int | None, stories_per_setting: int, budget: int, budget_per_setting: int | None, method: str,
+           mode: str, g_variant: str, k: int, check: str, contexts: str, seed: int, max_connections: int | None,
+           parallel_settings: int, no_cache: bool, out_dir: Path, export_hf: Path | None) -> None:
+    """Search adversarial stories against a model, for every setting of a grid."""
+    from tombench.dsl import ACTION_SETS, Setting
+    from tombench.generators.search import SearchConfig
+    from tombench.generators.search_runner import (
+        RunConfig,
+        RunConfigMismatch,
+        SettingProgress,
+        prepare_out_dir,
+        run_searches,
+    )
+
+    sets = list(ACTION_SETS) if story_types == "all-sets" else [t.strip() for t in story_types.split(",") if t.strip()]
+    bad = [t for t in sets if t.removesuffix("+asymmetric") not in ACTION_SETS]
+    if bad:
+        raise UserError(f"Invalid story type(s) {bad}. Must be one of: {list(ACTION_SETS)}")
+    types = list(dict.fromkeys(t.removesuffix("+asymmetric") + suffix for t in sets for suffix in _ASYM[asymmetric]))
+    settings = [Setting.make(t, p, m, rooms) for t in types for p in _ints(people, "people") for m in _ints(moves, "moves")]
+    ctxs, ctx_id = load_contexts_option(contexts)
+    margs = {}
+    for kv in model_args:
+        key, sep, val = kv.partition("=")
+        if not sep:
+            raise UserError(f"--model-arg must be KEY=VALUE, got {kv!r}")
+        margs[key] = val
+    try:
+        scfg = SearchConfig(k=k, budget=budget, g=g_variant, check=check, mode=mode)  # type: ignore[arg-type]
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    run = RunConfig(stories_per_setting=stories_per_setting, budget_per_story=budget,
+                    budget_per_setting=budget_per_setting, seed=seed, method=method, search=scfg,  # type: ignore[arg-type]
+                    model=model, contexts_id=ctx_id)
+    try:
+        prepare_out_dir(out_dir, run)
+    except RunConfigMismatch as e:
+        raise UserError(str(e)) from None
+    answer = _make_answerer(model, margs, max_connections, not no_cache)
+    console = Console(width=max(Console().width, 110))
+    total_budget = run.setting_budget * len(settings)
+
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.fields[info]}"), TimeElapsedColumn(), console=console) as progress:
+        t_settings = progress.add_task("settings", total=len(settings), info="")
+        t_nodes = progress.add_task("nodes evaluated", total=total_budget, info="")
+        state: dict[str, SettingProgress] = {}
+
+        def on_update(p: SettingProgress) -> None:
+            state[p.setting.id] = p
+            done = sum(1 for x in state.values() if x.done)
+            spent = sum(x.spent for x in state.values())
+            calls = sum(x.model_calls for x in state.values())
+            found = [g for x in state.values() for g in x.found]
+            best = f"best accuracy {min(found):.2f}" if found else "no story yet"
+            progress.update(t_settings, completed=done, info=f"{len(found)} stories found")
+            progress.update(t_nodes, completed=spent, info=f"{calls} model calls, {best}")
+
+        try:
+            results = asyncio.run(run_searches(settings, ctxs, answer, run, out_dir,
+                                               parallel_settings=parallel_settings, on_update=on_update))
+        except KeyboardInterrupt:
+            raise UserError(f"interrupted; run the same command again to resume from {out_dir}") from None
+        except Exception as e:  # a model that cannot be reached (no key, offline) is a user error, not a crash
+            if _is_connection_error(e):
+                raise UserError(f"cannot reach model {model}: {e}") from None
+            raise
+
+    table = Table(title=f"tombench search: {model} ({method}{'/' + mode if method == 'astar' else ''})")
+    for col in ("setting", "searches", "found", "best acc", "nodes", "model calls"):
+        table.add_column(col, justify="right" if col != "setting" else "left")
+    for p in results:
+        table.add_row(p.setting.id, str(p.searches), str(len(p.found)),
+                      "–" if p.best is None else f"{p.best:.2f}", str(p.spent), str(p.model_calls))
+    console.print(table)
+    filled = sum(p.filled for p in results)
+    console.print(f"{filled}/{len(results)} settings filled; stories in {out_dir / 'stories.jsonl'}")
+    if export_hf is not None:
+        n = export_hf_dataset(out_dir / "stories.jsonl", export_hf, model=model)
+        console.print(f"wrote a Hugging Face dataset of {n} stories to {export_hf}")
+
+
+def _is_connection_error(e: BaseException) -> bool:
+    names = {type(x).__name__ for x in (e, e.__cause__, e.__context__) if x is not None}
+    return bool(names & {"APIConnectionError", "ConnectError", "ConnectionError", "AuthenticationError",
+                         "PrerequisiteError"})
+
+
+def _make_answerer(model: str, model_args: dict, max_connections: int | None, cache: bool):
+    import tombench._registry  # noqa: F401  - registers the offline tombench/<name> models
+    from tombench.tasks._answerer import inspect_answerer
+
+    try:
+        return inspect_answerer(model, model_args=model_args, max_connections=max_connections, cache=cache)
+    except Exception as e:  # unknown provider, missing API key, missing package: one line
+        raise UserError(f"cannot use model {model!r}: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+
+
+_CARD = """---
+license: cc-by-nc-4.0
+tags: [theory-of-mind, exploretom, tombench, adversarial]
+---
+# Adversarial ExploreToM stories
+
+Stories found by `tombench search` against **{model}** ({n} stories, {settings} settings). Each row is one story:
+its structure (`text`), the story as replayable actions plus context (`story_json`, `tombench.dsl.Story.from_dict`),
+every question with its tracker answer and `interesting` / `false_belief` flags, and the target model's answers to
+the searched questions (`answers_json`). Labels come from tombench's belief tracker, not from any model.
+
+Stories found against one model must not be used as a fixed test of other models without saying so (ExploreToM's
+authors' warning); use them for cross-model transfer (`tombench/exploretom_transfer`) or training.
+"""
+
+
+def export_hf_dataset(stories_path: Path, out: Path, *, model: str = "") -> int:
+    """Write the found stories as a `datasets` dataset (save_to_disk) with a README card; returns the row count."""
+    from datasets import Dataset
+
+    from tombench.generators.search_runner import read_jsonl
+
+    rows = []
+    for r in read_jsonl(stories_path):
+        rows.append({
+            "id": r["id"], "setting_id": r["setting_id"], "story_type": r["story_type"], "action_set": r["action_set"],
+            "asymmetric": r["asymmetric"], "people": r["people"], "moves": r["moves"], "rooms": r["rooms"],
+            "model": r["model"], "method": r["method"], "g": r["g"], "text": r["text"],
+            "questions": [{k: q[k] for k in ("question", "expected_answer", "order", "kind", "interesting",
+                                             "false_belief")} for q in r["questions"]],
+            "story_json": json.dumps(r["story"]), "answers_json": json.dumps(r["answers"]),
+        })
+    if not rows:
+        raise UserError(f"no stories in {stories_path} to export")
+    ds = Dataset.from_list(rows)
+    ds.save_to_disk(str(out))
+    (out / "README.md").write_text(_CARD.format(model=model or "?", n=len(rows),
+                                                settings=len({r["setting_id"] for r in rows})))
+    return len(rows)

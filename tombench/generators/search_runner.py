@@ -1,0 +1,253 @@
+"""Run searches over settings with per-setting budgets, writing results as they come, resumable (semantics §7.5).
+
+For each setting, searches run one after another, search i with min(budget per story, remaining) units, its own
+seed `derive_seed(seed, story_type, p, m, i)` and context `contexts[i mod N]`, until the setting's budget is spent or
+10 consecutive searches spent nothing. Every goal is kept; each setting's `stories_per_setting` lowest-accuracy
+stories are its selected ones.
+
+Output directory:
+* `stories.jsonl`: one line per found story (setting, story with context, every question with answer and flags, the
+  model's answers to the searched questions, the search summary);
+* `attempts.jsonl`: one line per finished search, found or not (what resuming reads);
+* `run.json`: the run's configuration; a different configuration in the same directory is refused.
+
+Kill the run at any point and start it again with the same directory: finished searches are skipped (they are
+deterministic, so nothing is lost), a torn last line is dropped, and no story is written twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from tombench.dsl import Context, Setting, derive_seed
+from tombench.generators.baselines import over_generate, random_baseline
+from tombench.generators.search import Answerer, SearchConfig, SearchResult, astar_search
+
+__all__ = ["RunConfig", "SettingProgress", "run_searches", "prepare_out_dir", "read_jsonl", "RunConfigMismatch"]
+
+Method = Literal["astar", "over-generate", "random"]
+#: consecutive searches that spent nothing before a setting is abandoned (§7.5)
+PATIENCE = 10
+
+
+class RunConfigMismatch(ValueError):
+    """The output directory holds a run made with a different configuration."""
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    stories_per_setting: int = 10
+    budget_per_story: int = 50
+    #: default: stories_per_setting x budget_per_story (the paper's 10 x 50 = 500)
+    budget_per_setting: int | None = None
+    seed: int = 0
+    method: Method = "astar"
+    search: SearchConfig = field(default_factory=SearchConfig)
+    model: str = ""
+    contexts_id: str = ""
+
+    @property
+    def setting_budget(self) -> int:
+        return self.budget_per_setting if self.budget_per_setting is not None else (
+            self.stories_per_setting * self.budget_per_story
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["search"] = asdict(self.search)
+        return d
+
+
+@dataclass
+class SettingProgress:
+    """Live counters of one setting, for progress display and the final summary."""
+
+    setting: Setting
+    spent: int = 0
+    model_calls: int = 0
+    searches: int = 0
+    found: list[float] = field(default_factory=list)
+    done: bool = False
+
+    @property
+    def best(self) -> float | None:
+        return min(self.found) if self.found else None
+
+    @property
+    def filled(self) -> bool:
+        return bool(self.found)
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """Read a JSONL file written by this module, dropping (and truncating away) a torn last line."""
+    if not path.exists():
+        return []
+    data = path.read_bytes()
+    records = []
+    good = 0
+    for line in data.splitlines(keepends=True):
+        if not line.endswith(b"\n"):
+            break
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            break
+        good += len(line)
+    if good != len(data):
+        with open(path, "r+b") as f:
+            f.truncate(good)
+    return records
+
+
+class _Writer:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def write(self, record: dict[str, Any]) -> None:
+        line = json.dumps(record, ensure_ascii=False) + "\n"
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
+
+
+def _story_record(res: SearchResult, setting: Setting, attempt: int, seed: int, context: Context, run: RunConfig) -> dict:
+    assert res.story is not None
+    qs = [q.to_dict() for q in res.story.questions(first_order_room_questions=False)]
+    return {
+        "id": f"{setting.id}|{attempt}",
+        "setting_id": setting.id,
+        "story_type": setting.story_type,
+        "action_set": setting.story_type.removesuffix("+asymmetric"),
+        "asymmetric": setting.asymmetric,
+        "people": setting.people,
+        "moves": setting.moves,
+        "rooms": setting.rooms,
+        "attempt": attempt,
+        "seed": seed,
+        "context_id": context.id,
+        "method": res.method,
+        "model": run.model,
+        "story": res.story.to_dict(),
+        "text": res.story.text,
+        "questions": qs,
+        "answers": res.questions,
+        "g": res.g,
+        "h": res.h,
+        "f": res.f,
+        "search": {
+            "nodes_evaluated": res.nodes_evaluated,
+            "model_calls": res.model_calls,
+            "pops": res.pops,
+            "trace": [{"g": n.g, "h": n.h, "f": n.f, "spent": n.spent, "text": n.text} for n in res.trace],
+        },
+    }
+
+
+async def _one(method: Method, setting: Setting, context: Context, answer: Answerer, cfg: SearchConfig,
+               rng: random.Random) -> SearchResult:
+    if method == "astar":
+        return await astar_search(setting, context, answer, cfg, rng)
+    if method == "over-generate":
+        return await over_generate(setting, context, answer, cfg.budget, rng, cfg)
+    return await random_baseline(setting, context, answer, rng, cfg)
+
+
+async def _run_setting(
+    setting: Setting,
+    contexts: Sequence[Context],
+    answer: Answerer,
+    run: RunConfig,
+    prog: SettingProgress,
+    done_attempts: dict[int, dict[str, Any]],
+    stories: _Writer,
+    attempts: _Writer,
+    on_update: Callable[[SettingProgress], None],
+) -> None:
+    budget = run.setting_budget
+    idle = 0
+    i = 0
+    while prog.spent < budget and idle < PATIENCE:
+        if i in done_attempts:
+            rec = done_attempts[i]
+        else:
+            seed = derive_seed(run.seed, setting.story_type, setting.people, setting.moves, i)
+            ctx = contexts[i % len(contexts)]
+            cfg = SearchConfig(**{**asdict(run.search), "budget": min(run.budget_per_story, budget - prog.spent)})
+            res = await _one(run.method, setting, ctx, answer, cfg, random.Random(seed))
+            if res.story is not None:
+                stories.write(_story_record(res, setting, i, seed, ctx, run))
+            rec = {"setting_id": setting.id, "attempt": i, "found": res.story is not None, "g": res.g,
+                   "spent": res.nodes_evaluated, "model_calls": res.model_calls}
+            attempts.write(rec)
+        prog.searches += 1
+        prog.spent += rec["spent"]
+        prog.model_calls += rec["model_calls"]
+        if rec["found"]:
+            prog.found.append(rec["g"])
+        idle = idle + 1 if rec["spent"] == 0 else 0
+        i += 1
+        on_update(prog)
+    prog.done = True
+    on_update(prog)
+
+
+def prepare_out_dir(out_dir: Path, run: RunConfig) -> None:
+    """Create `out_dir` with its run.json, or check that the run already there has the same configuration."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    meta_path = out_dir / "run.json"
+    meta = run.to_dict()
+    if meta_path.exists():
+        old = json.loads(meta_path.read_text())
+        if old != meta:
+            diff = sorted(k for k in meta if old.get(k) != meta[k])
+            raise RunConfigMismatch(
+                f"{out_dir} holds a run with a different configuration ({', '.join(diff)}); use another --out"
+            )
+    else:
+        meta_path.write_text(json.dumps(meta, indent=2) + "\n")
+
+
+async def run_searches(
+    settings: Sequence[Setting],
+    contexts: Sequence[Context],
+    answer: Answerer,
+    run: RunConfig,
+    out_dir: Path,
+    *,
+    parallel_settings: int = 4,
+    on_update: Callable[[SettingProgress], None] = lambda p: None,
+) -> list[SettingProgress]:
+    """Search every setting (up to `parallel_settings` at once), appending results to `out_dir` as they come."""
+    if not contexts:
+        raise ValueError("no contexts to build stories from")
+    prepare_out_dir(out_dir, run)
+    stories_path, attempts_path = out_dir / "stories.jsonl", out_dir / "attempts.jsonl"
+    done: dict[str, dict[int, dict[str, Any]]] = {}
+    for rec in read_jsonl(attempts_path):
+        done.setdefault(rec["setting_id"], {})[rec["attempt"]] = rec
+    # a story written just before a kill, whose attempt line was not: count it as done (its line carries the spend)
+    for rec in read_jsonl(stories_path):
+        sid, i = rec["setting_id"], rec["attempt"]
+        if i not in done.get(sid, {}):
+            s = rec["search"]
+            done.setdefault(sid, {})[i] = {"setting_id": sid, "attempt": i, "found": True, "g": rec["g"],
+                                           "spent": s["nodes_evaluated"], "model_calls": s["model_calls"]}
+    stories, attempts = _Writer(stories_path), _Writer(attempts_path)
+    progress = [SettingProgress(s) for s in settings]
+    sem = asyncio.Semaphore(max(1, parallel_settings))
+
+    async def guarded(p: SettingProgress) -> None:
+        async with sem:
+            await _run_setting(p.setting, contexts, answer, run, p, done.get(p.setting.id, {}), stories, attempts,
+                               on_update)
+
+    await asyncio.gather(*(guarded(p) for p in progress))
+    return progress
