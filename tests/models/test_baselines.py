@@ -9,7 +9,7 @@ import pytest
 from tests.dsl.worked import context as worked_context
 from tombench.dsl import DEFAULT_CONTEXT, Setting, build_prompt, check_answer, random_story
 from tombench.generators.contexts import load_context_bank
-from tombench.models import BASELINES, UNKNOWN, answer, prompt_seed, split_prompt
+from tombench.models import BASELINES, UNKNOWN, answer, answer_question, prompt_seed, split_prompt
 
 SALLY_ANNE = (
     "Sally entered the kitchen. Anne entered the kitchen. "
@@ -19,7 +19,9 @@ SALLY_ANNE = (
 
 
 def ask(name: str, story: str, question: str, **kw: object) -> str:
-    return answer(name, build_prompt(story, question).user, **kw)  # type: ignore[arg-type]
+    via_prompt = answer(name, build_prompt(story, question).user, **kw)  # type: ignore[arg-type]
+    assert answer_question(name, story, question, **kw) == via_prompt  # type: ignore[arg-type]
+    return via_prompt
 
 
 @pytest.mark.parametrize(

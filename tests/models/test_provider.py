@@ -52,6 +52,23 @@ def test_random_seed_model_arg() -> None:
     assert answers == {"basket", "box"}
 
 
+def test_contexts_model_arg(tmp_path: Path) -> None:
+    """`-M contexts=FILE` adds state-change templates the packaged bank lacks ("peeled")."""
+    from tests.dsl.worked import context
+    from tombench.generators.contexts import save_contexts
+
+    path = tmp_path / "ctx.jsonl"
+    save_contexts(path, [context("marble")])
+    story = SALLY_ANNE.replace("Sally left the kitchen.", "Sally left the kitchen. Anne peeled the marble.")
+    question = "Does Anne believe that the marble is peeled? Answer yes or no."
+    msgs = [ChatMessageUser(content=build_prompt(story, question).user)]
+    with_ctx = get_model("tombench/oracle", contexts=str(path), memoize=False)
+    without = get_model("tombench/oracle", memoize=False)
+    assert asyncio.run(with_ctx.generate(msgs)).completion == "yes"  # Anne peeled it herself
+    # without the template the sentence is dropped, so the world state the fallback reads has no peel: a wrong "no"
+    assert asyncio.run(without.generate(msgs)).completion == "no"
+
+
 def test_bad_model_name_and_args() -> None:
     with pytest.raises(ValueError, match="Unknown tombench baseline"):
         get_model("tombench/psychic", memoize=False)

@@ -4,6 +4,14 @@ Importing this package registers nothing heavy; `tombench._registry` imports `to
 `--model tombench/<name>` resolves from the Inspect CLI.
 """
 
-from tombench.models._baselines import BASELINES, UNKNOWN, ParsedPrompt, answer, prompt_seed, split_prompt
+from tombench.models._baselines import (
+    BASELINES,
+    UNKNOWN,
+    ParsedPrompt,
+    answer,
+    answer_question,
+    prompt_seed,
+    split_prompt,
+)
 
-__all__ = ["BASELINES", "UNKNOWN", "ParsedPrompt", "answer", "prompt_seed", "split_prompt"]
+__all__ = ["BASELINES", "UNKNOWN", "ParsedPrompt", "answer", "answer_question", "prompt_seed", "split_prompt"]

@@ -30,7 +30,7 @@ from tombench.dsl import AnswerType, Context, Question, Story, StoryParseError, 
 from tombench.dsl.answers import DOES_NOT_KNOW, KNOWS, NO, YES
 from tombench.dsl.render import WHILE_PREFIX
 
-__all__ = ["BASELINES", "UNKNOWN", "ParsedPrompt", "answer", "split_prompt", "prompt_seed"]
+__all__ = ["BASELINES", "UNKNOWN", "ParsedPrompt", "answer", "answer_question", "split_prompt", "prompt_seed"]
 
 BASELINES: tuple[str, ...] = ("oracle", "reality", "recency", "primacy", "random")
 """The baseline names, as used in `--model tombench/<name>`."""
@@ -280,3 +280,12 @@ def answer(
         names = _candidates(p, a)
         result = random.Random(prompt_seed(seed, text)).choice(names) if names else None
     return result or UNKNOWN
+
+
+def answer_question(
+    name: str, story_text: str, question_text: str, *, seed: int = 0, contexts: Sequence[Context] = ()
+) -> str:
+    """`answer` for a story and a §5.1 question, put to the baseline exactly as the one prompt builder words it."""
+    from tombench.dsl import build_prompt
+
+    return answer(name, build_prompt(story_text, question_text).user, seed=seed, contexts=contexts)
