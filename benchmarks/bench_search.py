@@ -1,0 +1,141 @@
+"""A* (paper and improved modes) vs over-generate-and-filter at equal budget, against offline baseline targets.
+
+    python benchmarks/bench_search.py                       # 12 settings x 5 stories x 50 evaluations, 3 targets
+    python benchmarks/bench_search.py --settings 6 --stories 3 --targets recency
+    python benchmarks/bench_search.py --model openai-api/local/smollm2-135m   # any Inspect model as an extra target
+    python benchmarks/bench_search.py --latency-only        # wall time with 0.2 s injected latency, 16 connections
+
+For each target and method, every setting gets the same budget (stories x budget per story node evaluations) and
+keeps its `stories` lowest-accuracy stories. Reported: mean accuracy of those stories (lower = harder), share of
+settings where every requested story was found, mean story length (sentences), model calls. Prints tables; asserts
+nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from tombench.dsl import Prompt, settings_grid
+from tombench.generators.contexts import load_context_bank
+from tombench.generators.search import SearchConfig
+from tombench.generators.search_runner import RunConfig, read_jsonl, run_searches
+
+METHODS = (("over-generate", "paper"), ("astar", "paper"), ("astar", "improved"))
+
+
+def baseline_answerer(name: str, latency: float = 0.0, connections: int = 16):
+    """A target answering with an offline baseline, optionally behind an injected per-call latency."""
+    from tombench.models._baselines import answer
+
+    sem = asyncio.Semaphore(connections)
+
+    async def one(p: Prompt) -> str:
+        if latency:
+            async with sem:
+                await asyncio.sleep(latency)
+        return answer(name, p.user, seed=0)
+
+    async def answer_all(prompts: list[Prompt]) -> list[str]:
+        return list(await asyncio.gather(*(one(p) for p in prompts)))
+
+    return answer_all
+
+
+def sample_settings(n: int, seed: int):
+    grid = settings_grid()
+    return random.Random(seed).sample(grid, n)
+
+
+def run_one(target, settings, contexts, method, mode, stories, budget, seed, parallel):
+    run = RunConfig(stories_per_setting=stories, budget_per_story=budget, seed=seed, method=method,
+                    search=SearchConfig(budget=budget, mode=mode))
+    with tempfile.TemporaryDirectory() as tmp:
+        t0 = time.perf_counter()
+        progress = asyncio.run(run_searches(settings, contexts, target, run, Path(tmp), parallel_settings=parallel))
+        wall = time.perf_counter() - t0
+        found = read_jsonl(Path(tmp) / "stories.jsonl")
+    by_setting: dict[str, list[dict]] = {}
+    for r in found:
+        by_setting.setdefault(r["setting_id"], []).append(r)
+    accs, lengths = [], []
+    filled = 0
+    for s in settings:
+        best = sorted(by_setting.get(s.id, []), key=lambda r: r["g"])[:stories]
+        filled += len(best) >= stories
+        accs += [r["g"] for r in best]
+        lengths += [sum(len(x) for x in r["story"]["sentences"]) for r in best]
+    return {
+        "acc": statistics.mean(accs) if accs else float("nan"),
+        "stories": len(accs),
+        "fill": filled / len(settings),
+        "length": statistics.mean(lengths) if lengths else float("nan"),
+        "calls": sum(p.model_calls for p in progress),
+        "nodes": sum(p.spent for p in progress),
+        "wall": wall,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--settings", type=int, default=12, help="settings sampled from the 162-setting grid")
+    ap.add_argument("--stories", type=int, default=5, help="stories per setting")
+    ap.add_argument("--budget", type=int, default=50, help="node evaluations per story")
+    ap.add_argument("--targets", default="recency,primacy,random", help="offline baselines to search against")
+    ap.add_argument("--model", action="append", default=[], help="an Inspect model as an extra target (repeatable)")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--parallel-settings", type=int, default=12)
+    ap.add_argument("--latency-only", action="store_true")
+    ap.add_argument("--latency", type=float, default=0.2)
+    ap.add_argument("--connections", type=int, default=16)
+    args = ap.parse_args()
+    console = Console(width=140)
+    settings = sample_settings(args.settings, args.seed)
+    contexts = load_context_bank()
+
+    if not args.latency_only:
+        targets = [(t, baseline_answerer(t)) for t in args.targets.split(",") if t]
+        if args.model:
+            import tombench._registry  # noqa: F401
+            from tombench.tasks._answerer import inspect_answerer
+
+            targets += [(m, inspect_answerer(m)) for m in args.model]
+        table = Table(title=f"Search vs over-generation at equal budget: {args.settings} settings x {args.stories} "
+                            f"stories x {args.budget} evaluations (seed {args.seed})")
+        for col in ("target", "method", "mean acc (lower=harder)", "stories", "settings filled", "mean length",
+                    "model calls", "nodes", "wall s"):
+            table.add_column(col, justify="right")
+        for name, target in targets:
+            for method, mode in METHODS:
+                r = run_one(target, settings, contexts, method, mode, args.stories, args.budget, args.seed,
+                            args.parallel_settings)
+                label = method if method != "astar" else f"A* {mode}"
+                table.add_row(name, label, f"{r['acc']:.3f}", str(r["stories"]), f"{r['fill']:.0%}",
+                              f"{r['length']:.1f}", str(r["calls"]), str(r["nodes"]), f"{r['wall']:.1f}")
+        console.print(table)
+
+    # wall time against a slow model: is the search keeping the connections busy?
+    table = Table(title=f"Wall time with {args.latency}s injected latency and {args.connections} connections "
+                        "(bound = calls x latency / connections)")
+    for col in ("method", "model calls", "wall s", "bound s", "wall / bound"):
+        table.add_column(col, justify="right")
+    target = baseline_answerer("recency", args.latency, args.connections)
+    for method, mode in (("astar", "improved"), ("over-generate", "paper")):
+        r = run_one(target, settings, contexts, method, mode, args.stories, args.budget, args.seed,
+                    args.parallel_settings)
+        bound = r["calls"] * args.latency / args.connections
+        table.add_row(f"{method} {mode if method == 'astar' else ''}", str(r["calls"]), f"{r['wall']:.1f}",
+                      f"{bound:.1f}", f"{r['wall'] / bound:.2f}" if bound else "–")
+    console.print(table)
+
+
+if __name__ == "__main__":
+    main()
