@@ -19,6 +19,7 @@ from tombench.generators.tomsynth.qc import (
     Stage1Limits,
     answer_distribution,
     check_item,
+    longest_is_correct_pct,
     run_qc,
     stage1_format,
     stage2_balance,
@@ -154,3 +155,11 @@ def test_run_qc_reports_each_stage(tmp_path: Path) -> None:
 def test_run_qc_without_verifier_skips_stage3() -> None:
     kept, report = asyncio.run(run_qc([make_item(i) for i in range(8)], None))
     assert len(kept) == 8 and report.stage3_removed == 0 and report.answers_after == {k: 2 for k in LETTERS}
+
+
+def test_length_bias_is_measured() -> None:
+    long_b = {"A": "short", "B": "a much longer correct option", "C": "brief", "D": "tiny"}
+    items = [make_item(i, options=long_b, answer="B") for i in range(3)] + [make_item(9, answer="B")]
+    assert longest_is_correct_pct(items) == 75.0
+    _, report = asyncio.run(run_qc(items, None))
+    assert report.to_dict()["longest_option_is_correct_pct"] == 75.0

@@ -166,7 +166,8 @@ def _report_table(report: dict[str, Any]) -> Table:
                   f"reordered {s2['reordered']}; keys {_keys(s2['answers_before'])} -> {_keys(s2['answers_after'])}")
     table.add_row("3 cross-model verification", str(s3["removed"]), f"{s3['removed_pct']:.2f}",
                   ", ".join(f"{k}={v}" for k, v in sorted(s3["judgments"].items())))
-    table.add_row("output", "", "", str(report["output"]))
+    table.add_row("output", "", "", f"{report['output']} (correct option is the longest in "
+                  f"{report['longest_option_is_correct_pct']:.1f}%; chance 25%)")
     return table
 
 

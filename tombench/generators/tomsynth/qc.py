@@ -35,6 +35,7 @@ __all__ = [
     "stage1_format",
     "stage2_balance",
     "answer_distribution",
+    "longest_is_correct_pct",
     "stage3_verify",
     "QCReport",
     "run_qc",
@@ -110,6 +111,19 @@ def stage1_format(
         seen.add(key)
         kept.append(item)
     return kept, removed
+
+
+def longest_is_correct_pct(items: Sequence[Item]) -> float:
+    """How often the correct option is the strictly longest one (chance: 25%): the prompt's "no length bias" rule,
+    measured rather than trusted. Reported, not filtered on."""
+    if not items:
+        return 0.0
+    hits = 0
+    for item in items:
+        lengths = {letter: len(item.options[letter]) for letter in LETTERS}
+        longest = max(lengths.values())
+        hits += lengths[item.answer] == longest and list(lengths.values()).count(longest) == 1
+    return round(100.0 * hits / len(items), 2)
 
 
 def answer_distribution(items: Sequence[Item]) -> dict[str, int]:
@@ -220,6 +234,7 @@ class QCReport:
     stage3_removed: int = 0
     stage3_judgments: Counter[str] = field(default_factory=Counter)
     output: int = 0
+    longest_is_correct_pct: float = 0.0
 
     @staticmethod
     def pct(part: int, whole: int) -> float:
@@ -244,6 +259,7 @@ class QCReport:
                 "judgments": dict(self.stage3_judgments),
             },
             "output": self.output,
+            "longest_option_is_correct_pct": self.longest_is_correct_pct,
         }
 
 
@@ -271,6 +287,7 @@ async def run_qc(
     report.stage2_reordered = sum(a.answer != b.answer for a, b in zip(kept, balanced, strict=True))
     report.answers_after = answer_distribution(balanced)
 
+    report.longest_is_correct_pct = longest_is_correct_pct(balanced)
     if verifier is None:
         report.output = len(balanced)
         return balanced, report
