@@ -22,6 +22,8 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "serve": ("tombench.commands.serve:serve", "Serve a local real model (llama.cpp, OpenAI-compatible API)."),
     "contexts": ("tombench.commands.contexts:contexts", "Story contexts: LLM-generate with a judge, or export the bank."),
     "persuasion": ("tombench.commands.persuasion:persuasion", "ToMMA persuasion: generate double-blind dialogues, CToM-audit datasets."),
+    "infill": ("tombench.commands.infill:infill", "Infill story structures into natural text with a per-step LLM judge."),
+    "export-training": ("tombench.commands.export_training:export_training", "Export (story, question, answer) training data: jsonl, HF dataset, chat."),
 }
 
 
