@@ -349,3 +349,27 @@ def test_cli_infill_user_errors_are_one_line(tmp_path: Path) -> None:
         main, ["infill", "-m", "nosuchprovider/x", str(write_stories(tmp_path / "s", [story()])), "--out", "o"]
     )
     assert res.exit_code == 2 and "cannot use model 'nosuchprovider/x'" in res.output
+
+
+def test_retries_bypass_the_cached_failure_and_reruns_hit_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+    calls = Counter()
+
+    def writer(prompt: str) -> str:
+        if "NEW ACTION" not in prompt:
+            return good_writer(prompt)
+        calls[new_info(prompt)] += 1
+        return "No labels here." if calls[new_info(prompt)] == 1 else good_writer(prompt)
+
+    src = write_stories(tmp_path / "s.jsonl", [story()])
+    config = InfillConfig(step_attempts=2)
+    script = Scripted(writer)
+    first = asyncio.run(infill_file(script.model(), src, tmp_path / "a.jsonl", config=config))
+    assert first.ok == 1 and first.malformed_infills == 5  # attempt 2 was really asked, not served the cached failure
+    again = Scripted(writer)
+    second = asyncio.run(infill_file(again.model(), src, tmp_path / "b.jsonl", config=config))
+    assert again.prompts == [] and second.ok == 1 and second.malformed_infills == 5  # same run, all from the cache
+    same = [json.loads((tmp_path / f).read_text())["text"] for f in ("a.jsonl", "b.jsonl")]
+    assert same[0] == same[1]

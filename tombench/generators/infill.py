@@ -70,6 +70,8 @@ __all__ = [
 
 Style = Literal["short", "fantom"]
 Ask = Callable[[str], Awaitable[str]]
+#: what `infill_story` calls: a prompt and the attempt number (0 for the first call of a step)
+Asker = Callable[..., Awaitable[str]]
 
 #: Fig. 9, the system prompt of every infilling call
 INFILL_SYSTEM_PROMPT = (
@@ -516,12 +518,23 @@ class InfillReport:
         )
 
 
-def _asker(model: Model | str | Ask, config: Any, cache: bool | CachePolicy, report: InfillReport | None) -> Ask:
-    """One `async (prompt) -> text` for any kind of model; Inspect models get the Fig. 9 system prompt and cache."""
+def _with_attempt(cache: bool | CachePolicy, attempt: int) -> bool | CachePolicy:
+    """A retry of the same prompt must not be answered from the cache with the output that just failed."""
+    if attempt == 0 or cache is False:
+        return cache
+    from inspect_ai.model import CachePolicy
+
+    policy = cache if isinstance(cache, CachePolicy) else CachePolicy()
+    return policy.model_copy(update={"scopes": {**policy.scopes, "tombench_infill_attempt": str(attempt)}})
+
+
+def _asker(model: Model | str | Ask, config: Any, cache: bool | CachePolicy, report: InfillReport | None) -> Asker:
+    """One `async (prompt, attempt=0) -> text` for any kind of model; Inspect models get the Fig. 9 system prompt
+    and the cache, with the attempt number in the cache key (`_with_attempt`)."""
     if callable(model) and not hasattr(model, "generate"):
         fn = model
 
-        async def call(prompt: str) -> str:
+        async def call(prompt: str, attempt: int = 0) -> str:
             return await fn(prompt)
 
     else:
@@ -529,9 +542,9 @@ def _asker(model: Model | str | Ask, config: Any, cache: bool | CachePolicy, rep
 
         m = get_model(model) if isinstance(model, str) else model
 
-        async def call(prompt: str) -> str:
+        async def call(prompt: str, attempt: int = 0) -> str:
             messages = [ChatMessageSystem(content=INFILL_SYSTEM_PROMPT), ChatMessageUser(content=prompt)]
-            output = await m.generate(messages, config=config, cache=cache)
+            output = await m.generate(messages, config=config, cache=_with_attempt(cache, attempt))
             if output.error:
                 raise MalformedOutput(f"model error: {output.error}")
             return output.completion
@@ -539,9 +552,9 @@ def _asker(model: Model | str | Ask, config: Any, cache: bool | CachePolicy, rep
     if report is None:
         return call
 
-    async def counted(prompt: str) -> str:
+    async def counted(prompt: str, attempt: int = 0) -> str:
         report.model_calls += 1
-        return await call(prompt)
+        return await call(prompt, attempt)
 
     return counted
 
@@ -551,7 +564,7 @@ def _join(parts: Sequence[str], style: Style) -> str:
 
 
 async def infill_story(
-    item: StoryInput, writer: Ask, judge: Ask, config: InfillConfig, report: InfillReport
+    item: StoryInput, writer: Asker, judge: Asker, config: InfillConfig, report: InfillReport
 ) -> dict[str, Any]:
     """Infill one story; the output record (status "ok" with `text`, or "failed" with `failed_step`).
 
@@ -607,12 +620,12 @@ async def infill_story(
         steps.append(entry)
         report.steps += 1
         judged_in_step = 0
-        for _attempt in range(config.step_attempts):
+        for attempt in range(config.step_attempts):
             entry["attempts"] += 1
             report.generations += 1
             prompt = infill_prompt(new_info, so_far, d, characters=characters, goals=goals, k=config.candidates)
             try:
-                cands = parse_candidates(await writer(prompt))
+                cands = parse_candidates(await writer(prompt, attempt))
             except MalformedOutput as e:
                 report.malformed_infills += 1
                 entry["rejections"].append({"candidate": None, "reason": str(e)})
