@@ -8,8 +8,9 @@ the first accepted", with fewer precondition checks). All randomness comes from 
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from tombench.dsl.action_sets import PEEKING, ActionSet, Setting, action_set
 from tombench.dsl.actions import (
@@ -25,15 +26,18 @@ from tombench.dsl.actions import (
     action_name,
 )
 from tombench.dsl.context import DEFAULT_CONTEXT, Context
+from tombench.dsl.state import EMPTY_STORE, State
 from tombench.dsl.story import Story
-from tombench.dsl.tracker import Step
-from tombench.dsl.values import CONTAINER, ROOM, is_concrete
+from tombench.dsl.tracker import Step, _told_changes
+from tombench.dsl.values import CONTAINER, ROOM, TOPIC, Key, Value
 
 __all__ = [
     "Conditions",
     "setting_context",
     "candidate_actions",
     "sample_action",
+    "candidate_tuples",
+    "fast_valid",
     "rollout",
     "random_story",
     "MAX_FAILED_STEPS",
@@ -97,92 +101,288 @@ class Conditions:
         return n == mx and not self.structural(s)
 
 
-def _modifier_options(st: Story, actor: str, W: list[str], people: tuple[str, ...]) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
+def _modifier_options(actor: str, W: Sequence[str], people: tuple[str, ...]) -> list[Modifiers]:
+    """Every single-peeker / single-distracted modifier of an action by `actor` witnessed by `W` (§4.7).
+
+    Each option passes `_check_modifiers` against the same `W` by construction: the peeker is a context person who is
+    neither the actor nor a witness, the distracted person is a witness other than the actor.
+    """
     ks = [k for k in people if k not in W and k != actor]
     ds = [d for d in W if d != actor]
-    opts: list[tuple[tuple[str, ...], tuple[str, ...]]] = [((k,), ()) for k in ks]
+    opts: list[Modifiers] = [((k,), ()) for k in ks]
     opts += [((), (d,)) for d in ds]
     opts += [((k,), (d,)) for k in ks for d in ds]
     return opts
 
 
-def candidate_actions(story: Story, name: str) -> list[Action]:
-    """Every argument tuple of action type `name` in context order (validity is checked by the caller)."""
+# ---------------------------------------------------------------------------------------------------- candidates
+# Candidates are plain argument tuples, in exactly the order (and number) of the action records the tracker would be
+# offered, so a draw consumes the same random numbers as drawing from the records. The record is built only for the
+# tuple that is drawn and accepted: building a frozen dataclass for every rejected tuple dominated the profile.
+
+Modifiers = tuple[tuple[str, ...], tuple[str, ...]]
+Enumerator = Callable[[Story], list[tuple]]
+
+
+def _enter_room(story: Story) -> list[tuple]:
     ctx = story.context
-    people = ctx.people
+    return [(p, r) for p in ctx.people for r in ctx.rooms]
+
+
+def _leave_room(story: Story) -> list[tuple]:
     st = story.state
-    peeking = name.endswith(PEEKING)
-    base = name.removesuffix(PEEKING)
-    out: list[Action] = []
-    if base == "enter_room":
-        out = [EnterRoom(p, r) for p in people for r in ctx.rooms]
-    elif base == "leave_room":
-        w = st.world
-        out = [LeaveRoom(p, w[(p, ROOM)]) for p in st.people if is_concrete(w.get((p, ROOM)))]  # type: ignore[arg-type]
-    elif base == "move_object_container":
-        out = [MoveObjectContainer(p, o, c) for p in people for o in ctx.objects for c in ctx.containers]
-    elif base == "update_object_state":
-        out = [UpdateObjectState(p, o, sc) for p in people for o in ctx.objects for sc in ctx.state_changes]
-    elif base == "move_object_room":
-        out = [MoveObjectRoom(p, o, r) for p in people for o in ctx.objects for r in ctx.rooms]
-    elif base == "privately_tell_about_abstract_topic":
-        out = [TellPrivate(p, q, t) for p in people for q in people if p != q for t in ctx.topics]
-    elif base == "publicly_tell_about_abstract_topic":
-        out = [TellPublic(p, t) for p in people for t in ctx.topics]
-    elif base.endswith("_location"):
-        prop = CONTAINER if "container" in base else ROOM
-        private = base.startswith("privately")
+    w = st.world
+    return [(p, w[(p, ROOM)]) for p in st.people if type(w.get((p, ROOM))) is str]  # is_concrete, inlined
+
+
+def _move_object_container(story: Story) -> list[tuple]:
+    ctx = story.context
+    return [(p, o, c) for p in ctx.people for o in ctx.objects for c in ctx.containers]
+
+
+def _update_object_state(story: Story) -> list[tuple]:
+    ctx = story.context
+    return [(p, o, sc) for p in ctx.people for o in ctx.objects for sc in ctx.state_changes]
+
+
+def _move_object_room(story: Story) -> list[tuple]:
+    ctx = story.context
+    return [(p, o, r) for p in ctx.people for o in ctx.objects for r in ctx.rooms]
+
+
+def _tell_private_topic(story: Story) -> list[tuple]:
+    ctx = story.context
+    return [(p, q, t) for p in ctx.people for q in ctx.people if p != q for t in ctx.topics]
+
+
+def _tell_public_topic(story: Story) -> list[tuple]:
+    ctx = story.context
+    return [(p, t) for p in ctx.people for t in ctx.topics]
+
+
+def _location_tells(prop: str, private: bool) -> Enumerator:
+    """Tells of every concrete `prop` ("container" or "room") belief of each speaker, in the speaker's store order."""
+
+    def enumerate_tells(story: Story) -> list[tuple]:
+        people = story.context.people
+        fos = story.state.fo
+        out: list[tuple] = []
         for p in people:
-            fo = st.fo.get(p)
+            fo = fos.get(p)
             if not fo:
                 continue
-            facts = [Fact(e, pr, v) for (e, pr), v in fo.items() if pr == prop and is_concrete(v)]  # type: ignore[arg-type]
-            if private:
-                out.extend(TellPrivate(p, q, f) for q in people if q != p for f in facts)
-            else:
-                out.extend(TellPublic(p, f) for f in facts)
-    else:
-        raise ValueError(f"unknown action type {name!r}")
-    if not peeking:
-        return out
-    modified: list[Action] = []
-    w = st.world
-    for a in out:
-        if isinstance(a, TellPrivate):
-            W = [a.actor, a.listener]
-        else:
-            r = w.get((a.actor, ROOM))
-            if not is_concrete(r):
+            facts = [Fact(e, pr, v) for (e, pr), v in fo.items() if pr == prop and type(v) is str]
+            if not facts:
                 continue
-            W = st.people_in(r)  # type: ignore[arg-type]
-        for K, D in _modifier_options(story, a.actor, W, people):
-            modified.append(type(a)(*_fields(a), K, D))  # type: ignore[call-arg]
-    return modified
+            if private:
+                out.extend((p, q, f) for q in people if q != p for f in facts)
+            else:
+                out.extend((p, f) for f in facts)
+        return out
+
+    return enumerate_tells
 
 
-def _fields(a: Action) -> tuple:
-    if isinstance(a, MoveObjectContainer):
-        return (a.actor, a.object, a.container)
-    if isinstance(a, UpdateObjectState):
-        return (a.actor, a.object, a.change)
-    if isinstance(a, TellPrivate):
-        return (a.actor, a.listener, a.topic)
-    if isinstance(a, TellPublic):
-        return (a.actor, a.topic)
-    raise ValueError(f"{type(a).__name__} takes no modifiers")
+def _with_modifiers(base: Enumerator, private: bool) -> Enumerator:
+    """The `_peeking_distracted` variant of `base`: each tuple followed by each of its modifiers (K, D)."""
+
+    def enumerate_modified(story: Story) -> list[tuple]:
+        st = story.state
+        w = st.world
+        people = story.context.people
+        out: list[tuple] = []
+        for args in base(story):
+            actor = args[0]
+            if private:
+                W: Sequence[str] = (actor, args[1])
+            else:
+                r = w.get((actor, ROOM))
+                if type(r) is not str:  # not in a room: every tuple of this actor would be rejected, none is offered
+                    continue
+                W = st.people_in(r)
+            out.extend((*args, K, D) for K, D in _modifier_options(actor, W, people))
+        return out
+
+    return enumerate_modified
 
 
-#: action types whose argument tuples depend only on the context, not on the state
-_STATIC_TYPES = frozenset(
-    {
-        "enter_room",
-        "move_object_container",
-        "update_object_state",
-        "move_object_room",
-        "privately_tell_about_abstract_topic",
-        "publicly_tell_about_abstract_topic",
-    }
-)
+# ---------------------------------------------------------------------------------------------------- fast validity
+# `check` answers "why not?" for any record; the sampler only needs "yes or no?" for tuples it enumerated itself.
+# Each `_valid_*` below returns exactly `check(st, record(*args)) is None` for such tuples, and skips only the
+# preconditions that hold by construction of `_candidate_tuples` (named in each docstring):
+#   - every name is a context name of the right kind (people, rooms, objects, containers, state changes, topics);
+#   - a modifier passes `_check_modifiers`, because `_modifier_options` built it from the same witnesses W (the state
+#     does not change between enumerating and drawing);
+#   - a told fact is the speaker's own concrete first-order belief, so the speaker believes it.
+# tests/dsl/test_equivalence.py asserts the equality over every candidate of every type in random reachable states.
+
+
+def _valid_enter_room(st: State, args: tuple) -> bool:
+    """EnterRoom(p, r): p is not already in r."""
+    p, r = args
+    return st.world.get((p, ROOM)) != r
+
+
+def _valid_leave_room(st: State, args: tuple) -> bool:
+    """LeaveRoom(p, r): always valid, since the candidates are built from p's current world room."""
+    return True
+
+
+def _valid_move_object_container(st: State, args: tuple) -> bool:
+    """MoveObjectContainer(p, o, c[, K, D]): p is in a room r where o and c are (or have not yet been placed), and
+    o is not already in c."""
+    p, o, c = args[0], args[1], args[2]
+    w = st.world
+    r = w.get((p, ROOM))
+    if type(r) is not str:  # is_concrete, inlined: this runs for every drawn candidate
+        return False
+    ro = w.get((o, ROOM))
+    if ro is not None and ro != r:
+        return False
+    rc = w.get((c, ROOM))
+    if rc is not None and rc != r:
+        return False
+    return w.get((o, CONTAINER)) != c
+
+
+def _valid_update_object_state(st: State, args: tuple) -> bool:
+    """UpdateObjectState(p, o, sc[, K, D]): p is in o's room, the change changes something, visibility agrees."""
+    p, o, sc = args[0], args[1], args[2]
+    w = st.world
+    r = w.get((p, ROOM))
+    if type(r) is not str:
+        return False
+    ro = w.get((o, ROOM))
+    if ro is not None and ro != r:
+        return False
+    prop = sc.property
+    if prop in (ROOM, CONTAINER, TOPIC) or w.get((o, prop)) == sc.value:
+        return False
+    return st.visibility.get(prop, sc.visible) == sc.visible
+
+
+def _valid_move_object_room(st: State, args: tuple) -> bool:
+    """MoveObjectRoom(p, o, r2): p and o are in the same room r1, and r2 is another room."""
+    p, o, r2 = args
+    w = st.world
+    r1 = w.get((p, ROOM))
+    if type(r1) is not str:
+        return False
+    return w.get((o, ROOM)) == r1 and r2 != r1
+
+
+def _told(st: State, speaker: str, topic: str | Fact) -> tuple[Key, Value] | None:
+    """The one slot a tell writes, or None when the topic fails `_check_fact` (a fact outside the context)."""
+    if type(topic) is str:
+        return (topic, TOPIC), True
+    names = st.context.containers if topic.prop == CONTAINER else st.context.rooms  # type: ignore[union-attr]
+    if topic.value not in names:  # type: ignore[union-attr]
+        return None
+    return (topic.entity, topic.prop), topic.value  # type: ignore[union-attr]
+
+
+def _valid_tell_private(st: State, args: tuple) -> bool:
+    """TellPrivate(p, q, t[, K, D]): nobody is told where they are, and p does not already think q knows t."""
+    p, q, t = args[0], args[1], args[2]
+    slot = _told(st, p, t)
+    if slot is None or (type(t) is not str and t.entity == q):
+        return False
+    key, value = slot
+    return st.so.get((p, q), EMPTY_STORE).get(key) != value
+
+
+def _valid_tell_public(st: State, args: tuple) -> bool:
+    """TellPublic(p, t[, K, D]): p is in a room with someone, and some non-distracted witness x would change a
+    belief of x's (about anyone present) on hearing t."""
+    p, t = args[0], args[1]
+    distracted = args[3] if len(args) > 3 else ()
+    r = st.world.get((p, ROOM))
+    if type(r) is not str:
+        return False
+    W = st.people_in(r)
+    if len(W) < 2:
+        return False
+    slot = _told(st, p, t)
+    if slot is None:
+        return False
+    key, value = slot
+    closure = type(t) is not str
+    facts = {key: value}
+    fo, so = st.fo, st.so
+    for x in W:
+        if x in distracted:
+            continue
+        for b in W:
+            store = fo.get(x, EMPTY_STORE) if b == x else so.get((x, b), EMPTY_STORE)
+            if (_told_changes(store, facts) if closure else store.get(key) != value):
+                return True
+    return False
+
+
+class _Kind(NamedTuple):
+    """How the sampler handles one action type: enumerate tuples, test them fast, build the record."""
+
+    record: type
+    enumerate: Enumerator
+    valid: Callable[[State, tuple], bool]
+    #: the tuples depend only on the context (a rollout enumerates them once)
+    static: bool
+
+
+_BASE_KINDS: dict[str, _Kind] = {
+    "enter_room": _Kind(EnterRoom, _enter_room, _valid_enter_room, True),
+    "leave_room": _Kind(LeaveRoom, _leave_room, _valid_leave_room, False),
+    "move_object_container": _Kind(MoveObjectContainer, _move_object_container, _valid_move_object_container, True),
+    "update_object_state": _Kind(UpdateObjectState, _update_object_state, _valid_update_object_state, True),
+    "move_object_room": _Kind(MoveObjectRoom, _move_object_room, _valid_move_object_room, True),
+    "privately_tell_about_abstract_topic": _Kind(TellPrivate, _tell_private_topic, _valid_tell_private, True),
+    "publicly_tell_about_abstract_topic": _Kind(TellPublic, _tell_public_topic, _valid_tell_public, True),
+    "privately_tell_about_object_container_location": _Kind(
+        TellPrivate, _location_tells(CONTAINER, private=True), _valid_tell_private, False
+    ),
+    "publicly_tell_about_object_container_location": _Kind(
+        TellPublic, _location_tells(CONTAINER, private=False), _valid_tell_public, False
+    ),
+    "privately_tell_about_object_room_location": _Kind(
+        TellPrivate, _location_tells(ROOM, private=True), _valid_tell_private, False
+    ),
+    "publicly_tell_about_object_room_location": _Kind(
+        TellPublic, _location_tells(ROOM, private=False), _valid_tell_public, False
+    ),
+}
+#: every sampler action type: the base types, and `<base>_peeking_distracted` for those that take a modifier
+#: (the modifier options depend on who is in the room, so those are never static)
+_KINDS: dict[str, _Kind] = {
+    **_BASE_KINDS,
+    **{
+        name + PEEKING: k._replace(enumerate=_with_modifiers(k.enumerate, k.record is TellPrivate), static=False)
+        for name, k in _BASE_KINDS.items()
+        if k.record in (MoveObjectContainer, UpdateObjectState, TellPrivate, TellPublic)
+    },
+}
+
+
+def _kind(name: str) -> _Kind:
+    kind = _KINDS.get(name)
+    if kind is None:
+        raise ValueError(f"unknown action type {name!r}")
+    return kind
+
+
+def candidate_actions(story: Story, name: str) -> list[Action]:
+    """Every argument tuple of action type `name` in context order (validity is checked by the caller)."""
+    kind = _kind(name)
+    return [kind.record(*args) for args in kind.enumerate(story)]
+
+
+def candidate_tuples(story: Story, name: str) -> list[tuple]:
+    """The argument tuples behind `candidate_actions(story, name)`, same order (for tests of `fast_valid`)."""
+    return _kind(name).enumerate(story)
+
+
+def fast_valid(story: Story, name: str, args: tuple) -> bool:
+    """`check(story.state, record(*args)) is None` for a tuple that `candidate_tuples(story, name)` returned."""
+    return _kind(name).valid(story.state, args)
 
 
 def sample_action(
@@ -190,30 +390,45 @@ def sample_action(
     allowed: tuple[str, ...] | list[str],
     rng: random.Random,
     exhausted: set[str] | None = None,
-    cache: dict[str, list[Action]] | None = None,
+    cache: dict[str, list[tuple]] | None = None,
 ) -> Step | None:
     """Apply one random valid action of a uniformly chosen allowed type; None (story unchanged) if that type has none.
 
     `exhausted` (optional) remembers the types found to have no valid tuple in the *current* state, so a rollout does
     not enumerate them again until the story changes; `cache` (optional) keeps the argument tuples of the types that
     do not depend on the state, for one context. Neither changes which actions are drawn.
+
+    Random numbers consumed: one for the type, then one per drawn tuple until one is valid (or none is left), exactly
+    as when drawing among the action records and calling `check`: the fast tests only make each draw cheaper.
     """
-    rand = rng.random
-    name = allowed[int(rand() * len(allowed))]
+    name = allowed[int(rng.random() * len(allowed))]
     if exhausted is not None and name in exhausted:
         return None
-    if cache is not None and name in _STATIC_TYPES:
+    return _sample_of_type(story, name, rng, exhausted, cache)
+
+
+def _sample_of_type(
+    story: Story, name: str, rng: random.Random, exhausted: set[str] | None, cache: dict[str, list[tuple]] | None
+) -> Step | None:
+    """The part of `sample_action` after the type is drawn (and found not exhausted)."""
+    kind = _kind(name)
+    if cache is not None and kind.static:
         cands = cache.get(name)
         if cands is None:
-            cands = cache[name] = candidate_actions(story, name)
+            cands = cache[name] = kind.enumerate(story)
         cands = list(cands)
     else:
-        cands = candidate_actions(story, name)
+        cands = kind.enumerate(story)
+    rand = rng.random
+    valid = kind.valid
+    st = story.state
     n = len(cands)
     while n:
+        # lazy Fisher–Yates: draw among the n not yet rejected, move a rejected one out of the live prefix
         j = int(rand() * n)
-        step = story.try_apply(cands[j])
-        if step is not None:
+        args = cands[j]
+        if valid(st, args):
+            step = story._commit(kind.record(*args))  # valid == (check is None): checking again would be redundant
             if exhausted:
                 exhausted.clear()
             return step
@@ -238,16 +453,20 @@ def rollout(
     s = story.copy() if copy else story
     stop = stop or conditions.structural
     allowed = conditions.aset.allowed
+    n_allowed = len(allowed)
+    rand = rng.random
     failures = 0
     added = 0
     exhausted: set[str] = set()
-    cache: dict[str, list[Action]] = {}
+    cache: dict[str, list[tuple]] = {}
     never = conditions.never_desired
     done = stop(s) or never(s)
     while not done:
         if max_actions is not None and added >= max_actions:
             break
-        if sample_action(s, allowed, rng, exhausted, cache) is None:
+        # `sample_action`, with the type drawn here so that an exhausted type costs no function call
+        name = allowed[int(rand() * n_allowed)]
+        if name in exhausted or _sample_of_type(s, name, rng, exhausted, cache) is None:
             failures += 1
             if failures >= MAX_FAILED_STEPS:
                 break

@@ -1,0 +1,139 @@
+"""The fast sampler paths are the slow ones, exactly: same validity, same draws, same stories, same labels.
+
+The sampler tests candidate argument tuples with specialised validity tests instead of building every action record
+and calling `check` (issue #2, item 5). These tests pin that optimisation to the definition:
+- `fast_valid` equals `check(...) is None` on every candidate of every action type, in random reachable states;
+- a reference sampler written the slow way (records + `Story.try_apply`) draws the same stories and leaves the
+  random generator in the same state;
+- a digest of generated stories and all their questions equals the one computed before the optimisation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from tombench.dsl import DEFAULT_CONTEXT, STORY_TYPES, Conditions, Setting, Story, derive_seed, random_story
+from tombench.dsl.sampler import (
+    _KINDS,
+    MAX_FAILED_STEPS,
+    candidate_actions,
+    candidate_tuples,
+    fast_valid,
+    rollout,
+    setting_context,
+)
+
+from .test_properties import CTX, programs
+
+ALL_TYPES = sorted(_KINDS)
+
+
+def _assert_fast_valid_matches_check(story: Story) -> None:
+    for name in ALL_TYPES:
+        tuples = candidate_tuples(story, name)
+        records = candidate_actions(story, name)
+        assert [type(r)(*t) for r, t in zip(records, tuples, strict=True)] == records
+        fast = {r: fast_valid(story, name, t) for r, t in zip(records, tuples, strict=True)}
+        slow = {r: story.check(r) is None for r in records}
+        assert fast == slow, name
+
+
+@settings(max_examples=150, deadline=None)
+@given(programs)
+def test_fast_valid_equals_check_in_reachable_states(program) -> None:
+    story = Story(CTX)
+    _assert_fast_valid_matches_check(story)
+    for a in program:
+        if story.try_apply(a) is not None:
+            _assert_fast_valid_matches_check(story)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(STORY_TYPES), st.integers(2, 4), st.integers(0, 2**32))
+def test_fast_valid_equals_check_along_random_rollouts(story_type: str, people: int, seed: int) -> None:
+    """States the sampler itself reaches (default context, every story type), checked after every action."""
+    setting = Setting.make(story_type, people, 3)
+    rng = random.Random(seed)
+    ctx = setting_context(DEFAULT_CONTEXT, setting, rng)
+    s = rollout(Story(ctx), Conditions.of(setting), rng, copy=False)
+    replay = Story(ctx)
+    _assert_fast_valid_matches_check(replay)
+    for a in s.actions:
+        replay.apply(a)
+        _assert_fast_valid_matches_check(replay)
+
+
+# ---------------------------------------------------------------------------------------------------- reference sampler
+def _reference_sample_action(story: Story, allowed, rng: random.Random, exhausted: set[str]) -> bool:
+    """The sampler as specified: a uniform type, then a uniform valid record (lazy Fisher–Yates over `check`)."""
+    name = allowed[int(rng.random() * len(allowed))]
+    if name in exhausted:
+        return False
+    cands = candidate_actions(story, name)
+    n = len(cands)
+    while n:
+        j = int(rng.random() * n)
+        if story.try_apply(cands[j]) is not None:
+            exhausted.clear()
+            return True
+        n -= 1
+        cands[j] = cands[n]
+    exhausted.add(name)
+    return False
+
+
+def _reference_rollout(story: Story, cond: Conditions, rng: random.Random) -> Story:
+    failures = 0
+    exhausted: set[str] = set()
+    done = cond.structural(story) or cond.never_desired(story)
+    while not done:
+        if not _reference_sample_action(story, cond.aset.allowed, rng, exhausted):
+            failures += 1
+            if failures >= MAX_FAILED_STEPS:
+                break
+        else:
+            failures = 0
+            done = cond.structural(story) or cond.never_desired(story)
+    return story
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(STORY_TYPES), st.integers(2, 4), st.integers(2, 4), st.integers(0, 2**32))
+def test_rollout_draws_like_the_reference_sampler(story_type: str, people: int, moves: int, seed: int) -> None:
+    setting = Setting.make(story_type, people, moves)
+    cond = Conditions.of(setting)
+    fast_rng, ref_rng = random.Random(seed), random.Random(seed)
+    for ctx_seed in range(3):
+        ctx = setting_context(DEFAULT_CONTEXT if ctx_seed else CTX, setting, random.Random(ctx_seed))
+        fast = rollout(Story(ctx), cond, fast_rng, copy=False)
+        ref = _reference_rollout(Story(ctx), cond, ref_rng)
+        assert fast.to_dict() == ref.to_dict()
+        assert fast_rng.getstate() == ref_rng.getstate()  # same random numbers consumed
+
+
+# ---------------------------------------------------------------------------------------------------- golden digest
+#: sha256 of the stories and questions below, computed with the sampler and tracker before the optimisation
+GOLDEN = "85327a160bf1278062550db26456b69ae01f8285173881518407d230bf9c6587"
+
+
+def _digest() -> str:
+    h = hashlib.sha256()
+    for story_type in STORY_TYPES:
+        for people, moves in ((2, 2), (3, 3), (4, 4)):
+            setting = Setting.make(story_type, people, moves)
+            for i in range(4):
+                rng = random.Random(derive_seed(11, story_type, people, moves, i))
+                s = random_story(DEFAULT_CONTEXT, setting, rng, max_tries=50, desired=i % 2 == 0)
+                qs = [] if s is None else s.questions(first_order_room_questions=i % 3 == 0)
+                rec = [None if s is None else s.to_dict(), [q.to_dict() for q in qs], rng.random()]
+                h.update(json.dumps(rec, sort_keys=True).encode())
+    return h.hexdigest()
+
+
+def test_stories_and_labels_are_unchanged_by_the_optimisation() -> None:
+    assert _digest() == GOLDEN
