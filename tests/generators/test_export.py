@@ -141,6 +141,11 @@ def test_balance_per_type_keeps_order_and_is_seeded() -> None:
     assert [r["i"] for r in one] == sorted(r["i"] for r in one)
     assert one == balance_per_type(recs, random.Random(1))
     assert balance_per_type([], random.Random(0)) == []
+    # a type without any ToM story cannot meet a 50% share: it is left out instead of emptying every type
+    mixed = balance_per_type(
+        recs + [{"story_type": "c", "requires_tom": False, "i": 99}], random.Random(1), tom_share=0.5
+    )
+    assert Counter(r["story_type"] for r in mixed) == {"a": 2, "b": 2}
 
 
 def test_export_is_deterministic_for_a_seed(files: tuple[Path, Path]) -> None:

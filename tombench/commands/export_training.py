@@ -115,6 +115,7 @@ def export_training(
         *((f"  {t}", n) for t, n in stats.by_type.items()),
         ("by order", ", ".join(f"{k}: {v}" for k, v in stats.by_order.items())),
         ("by source", ", ".join(f"{k}: {v}" for k, v in stats.by_source.items())),
+        ("types left out by --balance", ", ".join(stats.types_left_out) or "none"),
     ]:
         table.add_row(k, str(v))
     _console.print(table)

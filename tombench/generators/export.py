@@ -99,6 +99,8 @@ class ExportStats:
     by_type: dict[str, int] = field(default_factory=dict)
     by_order: dict[str, int] = field(default_factory=dict)
     by_source: dict[str, int] = field(default_factory=dict)
+    #: story types among the chosen stories that balancing left out (no question possible at the requested share)
+    types_left_out: list[str] = field(default_factory=list)
     config: dict[str, Any] = field(default_factory=dict)
     inputs: list[dict[str, str]] = field(default_factory=list)
 
@@ -176,7 +178,8 @@ def balance_per_type(
     """The same number of questions for every story type present, drawn at random (order kept).
 
     With `tom_share`, each type's questions are drawn in that share from stories requiring ToM, so the mixture
-    holds at the question level in every type (a story-level share cannot survive per-type question capping).
+    holds at the question level in every type (a story-level share cannot survive per-type question capping); a
+    type that cannot give any question at that share is left out (see `ExportStats.types_left_out`).
     """
     by_type: dict[str, list[int]] = defaultdict(list)
     for i, r in enumerate(records):
@@ -194,7 +197,13 @@ def balance_per_type(
             t: ([i for i in idx if records[i]["requires_tom"]], [i for i in idx if not records[i]["requires_tom"]])
             for t, idx in by_type.items()
         }
-        k = min(sum(_split_counts(len(a), len(b), tom_share, None)) for a, b in split.values())
+        # a type that cannot give a single question at this share (e.g. no ToM story at all) is left out, rather
+        # than capping every other type to zero
+        feasible = {t: sum(_split_counts(len(a), len(b), tom_share, None)) for t, (a, b) in split.items()}
+        split = {t: ab for t, ab in split.items() if feasible[t] > 0}
+        if not split:
+            return []
+        k = min(feasible[t] for t in split)
         k = k if per_type is None else min(k, per_type)
         for a, b in split.values():
             k_tom = round(k * tom_share)
@@ -246,7 +255,9 @@ def export_records(
         if config.text in ("infilled", "both") and u.infilled is not None:
             records += _records_for(u, "infilled", u.infilled, config.orders)
     if config.balance:
+        before = {r["story_type"] for r in records}
         records = balance_per_type(records, rng, per_type=config.questions_per_type, tom_share=config.tom_share)
+        stats.types_left_out = sorted(before - {r["story_type"] for r in records})
     used = {r["story_id"]: r["requires_tom"] for r in records}
     stats.stories_selected = len(used)
     stats.tom_stories_selected = sum(used.values())
