@@ -1,0 +1,87 @@
+"""The live adversarial task end to end with the offline baseline models, and the transfer task on its output."""
+
+from __future__ import annotations
+
+import glob
+import math
+
+import pytest
+from inspect_ai import eval
+
+import tombench._registry  # noqa: F401  (registers the tombench/<name> models)
+from tombench.tasks.exploretom_adversarial import exploretom_adversarial
+from tombench.tasks.exploretom_transfer import exploretom_transfer, load_found_stories
+
+
+def _metrics(log, scorer):
+    score = next(s for s in log.results.scores if s.name == scorer)
+    return {k: v.value for k, v in score.metrics.items()}
+
+
+@pytest.fixture(scope="module")
+def live_log(tmp_path_factory):
+    d = tmp_path_factory.mktemp("adv")
+    task = exploretom_adversarial(action_sets="tomi,fantom-private", asymmetric="both", people=2, moves=2, budget=15)
+    (log,) = eval(task, model="tombench/recency", log_dir=str(d), display="none")
+    assert log.status == "success", log.error
+    return log, d
+
+
+def test_live_task_scores_found_stories_with_breakdowns(live_log):
+    log, _ = live_log
+    answers = _metrics(log, "adversarial_answer")
+    assert 0 <= answers["accuracy"] < 1  # the stories were found because the model fails them
+    assert {"action_set=tomi", "interesting=True", "order=1", "asymmetric=True", "people=2", "moves=2"} <= set(answers)
+    outcome = _metrics(log, "search_outcome")
+    assert 0 < outcome["settings_filled"] <= 1 and outcome["model_calls"] > 0
+    searches = [s for s in log.samples if s.metadata.get("tombench_kind") == "search"]
+    questions = [s for s in log.samples if s.metadata.get("tombench_kind") == "question"]
+    assert len(searches) == 4 and questions
+    found = [s for s in searches if s.metadata["search"]["found"]]
+    assert found and all(s.metadata["search"]["trace"] for s in searches)
+    assert all(q.metadata["generator_model"] == "tombench/recency" for q in questions)
+    story_ids = {q.metadata["story_id"] for q in questions}
+    assert story_ids == {f"{s.metadata['setting_id']}|0" for s in found}
+
+
+def test_oracle_is_never_fooled(tmp_path):
+    task = exploretom_adversarial(action_sets="tomi", asymmetric="plain", people=2, moves=2, budget=10)
+    (log,) = eval(task, model="tombench/oracle", log_dir=str(tmp_path), display="none")
+    assert log.status == "success"
+    assert _metrics(log, "search_outcome")["settings_filled"] == 0
+    assert all(s.metadata.get("tombench_kind") == "search" for s in log.samples)
+
+
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        ({"action_sets": "tomy"}, "Invalid action_sets"),
+        ({"asymmetric": "sometimes"}, "Invalid asymmetric"),
+        ({"question_orders": "3"}, "Invalid question_orders"),
+        ({"check": "fuzzy"}, "Invalid check"),
+        ({"g": "acc3"}, "Invalid g"),
+    ],
+)
+def test_bad_options_fail_early(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        exploretom_adversarial(**kwargs)
+
+
+def test_transfer_from_the_live_log(live_log, tmp_path):
+    log, d = live_log
+    path = sorted(glob.glob(str(d / "*.eval")))[-1]
+    found = load_found_stories(path)
+    assert found and all(f["generator_model"] == "tombench/recency" for f in found)
+    (tlog,) = eval(exploretom_transfer(stories=path), model="tombench/primacy", log_dir=str(tmp_path),
+                   display="none")
+    assert tlog.status == "success"
+    assert all(s.metadata["generator_model"] == "tombench/recency" for s in tlog.samples)
+    acc = next(s for s in tlog.results.scores).metrics["accuracy"].value
+    assert not math.isnan(acc)
+
+
+def test_transfer_needs_stories():
+    with pytest.raises(ValueError, match="needs -T stories"):
+        exploretom_transfer()
+    with pytest.raises(ValueError, match="no such file"):
+        exploretom_transfer(stories="missing.jsonl")

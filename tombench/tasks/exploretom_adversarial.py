@@ -1,0 +1,246 @@
+"""ExploreToM, live adversarial: the model under test drives the A* search, then answers the stories it failed.
+
+ExploreToM (Sclar et al., 2024, arXiv:2412.12175) finds, by A* search over story structures, the stories a target
+model answers worst. Its authors warn that stories found against one model are not a fixed test of another; this
+task therefore searches against *the model being evaluated*, so every model is stress-tested on stories found
+against it.
+
+    inspect eval tombench/exploretom_adversarial --model tombench/recency
+    inspect eval tombench/exploretom_adversarial --model openai/gpt-4o-mini -T action_sets=tomi,all -T people=3 -T moves=3
+    inspect eval tombench/exploretom_adversarial --model anthropic/claude-sonnet-4-0 -T mode=improved -T budget=100
+
+How it runs: one *search* sample per (setting, story). Its solver runs the search with the model under test as the
+target (Inspect's connection limits and response cache apply). When it finds a story the model gets wrong, every
+question of that story becomes a scored sample of this task (`enqueue_sample`), answered by the model the paper's way
+and scored by `tom_answer`, with the action set, asymmetry, people, moves, order and interesting flags as metadata.
+The search trace is kept in the search sample's metadata. A search that finds nothing within its budget is not
+dropped: the `settings_filled` metric reports the share of settings where at least one story was found.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+from typing import Any, Literal
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import Sample
+from inspect_ai.model import ModelOutput, get_model
+from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, metric, scorer
+from inspect_ai.solver import Generate, Solver, TaskState, solver
+
+from tombench.dsl import ACTION_SETS, Setting, derive_seed
+from tombench.scorers.tom import tom_answer, tom_metrics, validate_check
+from tombench.tasks._samples import TOM_CONFIG, story_samples, tom_solver
+
+__all__ = ["exploretom_adversarial", "adversarial_solver", "search_outcome", "settings_filled", "model_calls"]
+
+SEARCH_KIND = "search"
+_ASYM = {"plain": ("",), "asymmetric": ("+asymmetric",), "both": ("", "+asymmetric")}
+
+
+def _as_list(value: Any, cast: type) -> list:
+    if isinstance(value, str):
+        return [cast(x.strip()) for x in value.split(",") if x.strip()]
+    if isinstance(value, (list, tuple)):
+        return [cast(x) for x in value]
+    return [cast(value)]
+
+
+def adversarial_settings(
+    action_sets: str | Sequence[str], asymmetric: str, people: Any, moves: Any, rooms: int | None = None
+) -> list[Setting]:
+    """The settings grid of the task options, validated with actionable messages."""
+    sets = list(ACTION_SETS) if action_sets in ("all-sets", ["all-sets"]) else _as_list(action_sets, str)
+    bad = [s for s in sets if s.removesuffix("+asymmetric") not in ACTION_SETS]
+    if bad:
+        raise ValueError(f"Invalid action_sets value(s): {bad}. Must be one of: {list(ACTION_SETS)} or 'all-sets'")
+    if asymmetric not in _ASYM:
+        raise ValueError(f"Invalid asymmetric value: {asymmetric!r}. Must be one of: {list(_ASYM)}")
+    types = list(dict.fromkeys(s.removesuffix("+asymmetric") + x for s in sets for x in _ASYM[asymmetric]))
+    ps, ms = _as_list(people, int), _as_list(moves, int)
+    if not ps or not ms or min(ps + ms) < 1:
+        raise ValueError("people and moves must be positive integers")
+    return [Setting.make(t, p, m, rooms) for t in types for p in ps for m in ms]
+
+
+def search_samples(settings: Sequence[Setting], stories_per_setting: int, seed: int) -> list[Sample]:
+    """One seed sample per (setting, story): the search to run."""
+    out = []
+    for s in settings:
+        for i in range(stories_per_setting):
+            out.append(Sample(
+                id=f"search|{s.id}|{i}",
+                input=f"Search an adversarial story for {s.id} (story {i + 1} of {stories_per_setting}).",
+                target="",
+                metadata={
+                    "tombench_kind": SEARCH_KIND, "setting_id": s.id, "story_type": s.story_type,
+                    "action_set": s.story_type.removesuffix("+asymmetric"), "asymmetric": s.asymmetric,
+                    "people": s.people, "moves": s.moves, "rooms": s.rooms, "attempt": i,
+                    "seed": derive_seed(seed, s.story_type, s.people, s.moves, i),
+                },
+            ))
+    return out
+
+
+@solver
+def adversarial_solver(
+    search_config: dict[str, Any],
+    contexts: str = "bank",
+    question_orders: Sequence[int] = (0, 1, 2),
+) -> Solver:
+    """Search samples run the A* search against the model under test; question samples are answered normally."""
+    from tombench.generators.search import SearchConfig
+
+    config = SearchConfig(**search_config)
+    answer_question = tom_solver(cache=True)  # the search already asked the first-order questions: cache hits
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        md = state.metadata
+        if md.get("tombench_kind") != SEARCH_KIND:
+            for step in answer_question:
+                state = await step(state, generate)
+            return state
+        from inspect_ai import enqueue_sample
+
+        from tombench.commands.search import load_contexts_option
+        from tombench.generators.search import astar_search
+        from tombench.tasks._answerer import inspect_answerer
+
+        model = get_model()
+        ctxs, _ = load_contexts_option(contexts)
+        setting = Setting(md["story_type"], md["people"], md["moves"], md["rooms"])
+        i = md["attempt"]
+        result = await astar_search(setting, ctxs[i % len(ctxs)], inspect_answerer(model, cache=True), config,
+                                    random.Random(md["seed"]))
+        summary: dict[str, Any] = {
+            "found": result.story is not None, "g": result.g, "h": result.h, "f": result.f,
+            "nodes_evaluated": result.nodes_evaluated, "model_calls": result.model_calls, "pops": result.pops,
+            "method": result.method,
+            "trace": [{"g": n.g, "h": n.h, "spent": n.spent, "text": n.text} for n in result.trace],
+        }
+        if result.story is not None:
+            story_id = f"{setting.id}|{i}"
+            summary["story"] = result.story.to_dict()
+            summary["text"] = result.story.text
+            summary["searched_answers"] = result.questions
+            enqueue_sample(story_samples(result.story, story_id=story_id, setting=setting, orders=question_orders,
+                                         extra={"generator_model": str(model), "tombench_kind": "question",
+                                                "search_g": result.g}))
+        state.metadata["search"] = summary
+        text = (f"found a story with first-order accuracy {result.g:.2f}: {result.story.text}"
+                if result.story is not None else "no adversarial story found within the budget")
+        state.output = ModelOutput.from_content(str(model), text)
+        state.completed = True
+        return state
+
+    return solve
+
+
+@metric
+def settings_filled() -> Metric:
+    """Share of settings where at least one search found a story the model got wrong."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        by_setting: dict[str, bool] = {}
+        for s in scores:
+            sid = (s.sample_metadata or {}).get("setting_id", "")
+            by_setting[sid] = by_setting.get(sid, False) or s.score.as_float() > 0
+        return sum(by_setting.values()) / len(by_setting) if by_setting else float("nan")
+
+    return compute
+
+
+@metric
+def model_calls() -> Metric:
+    """Prompts the search put to the model under test (cache hits included)."""
+
+    def compute(scores: list[SampleScore]) -> float:
+        return float(sum((s.score.metadata or {}).get("model_calls", 0) for s in scores))
+
+    return compute
+
+
+@scorer(metrics=[settings_filled(), mean(), model_calls()])
+def search_outcome() -> Scorer:
+    """1 when a search sample found a story, 0 when it did not; question samples are unscored here (NaN)."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        s = state.metadata.get("search")
+        if state.metadata.get("tombench_kind") != SEARCH_KIND or s is None:
+            return Score(value=math.nan)
+        return Score(value=1.0 if s["found"] else 0.0, answer=s.get("text"),
+                     explanation=f"g={s['g']}, {s['nodes_evaluated']} nodes, {s['model_calls']} model calls",
+                     metadata={"model_calls": s["model_calls"], "nodes_evaluated": s["nodes_evaluated"]})
+
+    return score
+
+
+@scorer(metrics=tom_metrics())
+def adversarial_answer(check: str = "strict") -> Scorer:
+    """`tom_answer` on the question samples; the search samples are unscored here (NaN)."""
+    inner = tom_answer(check=check)  # type: ignore[arg-type]
+
+    async def score(state: TaskState, target: Target) -> Score:
+        if state.metadata.get("tombench_kind") == SEARCH_KIND:
+            return Score(value=math.nan)
+        return await inner(state, target)
+
+    return score
+
+
+@task
+def exploretom_adversarial(
+    action_sets: str | list[str] = "all-sets",
+    asymmetric: Literal["plain", "asymmetric", "both"] = "both",
+    people: int | list[int] | str = 3,
+    moves: int | list[int] | str = 3,
+    rooms: int | None = None,
+    stories_per_setting: int = 1,
+    budget: int = 50,
+    k: int = 3,
+    alpha: float = 0.1,
+    lookahead: int = 50,
+    g: Literal["acc", "acc-int", "acc2", "acc2-int"] = "acc",
+    mode: Literal["paper", "improved"] = "paper",
+    short_story_shortcut: bool = True,
+    seed: int = 0,
+    contexts: str = "bank",
+    question_orders: int | list[int] | str = "0,1,2",
+    check: Literal["strict", "substring"] = "strict",
+) -> Task:
+    """Live adversarial ExploreToM: search stories against the model under test, then score it on them.
+
+    Args:
+        action_sets: action sets (comma-separated or a list), or "all-sets" for all 9.
+        asymmetric: plain stories, +asymmetric (a secret witness or a distracted person), or both.
+        people, moves: numbers of people and important actions (a grid; comma-separated or lists).
+        rooms: override the action set's number of rooms.
+        stories_per_setting: searches per setting (each finds at most one story).
+        budget: node evaluations per search; k, alpha, lookahead, g, mode, short_story_shortcut: search options.
+        seed: reproducibility seed (per-search seeds derive from it).
+        contexts: "bank" (built-in contexts), "default" or a contexts file.
+        question_orders: ToM orders of the scored questions (0 = state tracking, 1, 2).
+        check: answer matching, "strict" or the original "substring".
+    """
+    from inspect_ai import SampleSource
+
+    from tombench.generators.search import SearchConfig
+
+    check_mode = validate_check(check)
+    settings = adversarial_settings(action_sets, asymmetric, people, moves, rooms)
+    orders = _as_list(question_orders, int)
+    if not set(orders) <= {0, 1, 2} or not orders:
+        raise ValueError(f"Invalid question_orders: {question_orders!r}. Must be a subset of [0, 1, 2]")
+    search_config = {"k": k, "alpha": alpha, "lookahead": lookahead, "budget": budget, "g": g,
+                     "short_story_shortcut": short_story_shortcut, "mode": mode, "check": check_mode}
+    SearchConfig(**search_config)  # validate early, before any model call
+    return Task(
+        dataset=SampleSource.from_samples(search_samples(settings, stories_per_setting, seed)),
+        solver=adversarial_solver(search_config, contexts, tuple(orders)),
+        scorer=[adversarial_answer(check=check_mode), search_outcome()],
+        config=TOM_CONFIG,
+        metadata={"benchmark": "exploretom", "live_adversarial": True, "settings": len(settings)},
+        version="0.1.0",
+    )
