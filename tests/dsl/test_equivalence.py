@@ -61,11 +61,13 @@ def test_fast_valid_equals_check_along_random_rollouts(story_type: str, people: 
     rng = random.Random(seed)
     ctx = setting_context(DEFAULT_CONTEXT, setting, rng)
     s = rollout(Story(ctx), Conditions.of(setting), rng, copy=False)
+    cond = Conditions.of(setting)
     replay = Story(ctx)
     _assert_fast_valid_matches_check(replay)
     for a in s.actions:
         replay.apply(a)
         _assert_fast_valid_matches_check(replay)
+        assert cond.finished(replay) == (cond.structural(replay) or cond.never_desired(replay))
 
 
 # ---------------------------------------------------------------------------------------------------- reference sampler

@@ -72,19 +72,20 @@ class Question:
         }
 
 
-@dataclass
-class _Draft:
-    text: str
-    answer: str
-    order: int
-    kind: str
-    people: tuple[str, ...]
-    thing: str
-    property: str
-    value: str | None
-    false_belief: bool
-    group: tuple[str, str]
-    group_answer: str
+def _question(text: str, answer: str, order: int, kind: str, people: tuple[str, ...], thing: str, prop: str,
+              value: str | None, interesting: bool | None, false_belief: bool | None) -> Question:
+    """Question(...) without the frozen-dataclass constructor.
+
+    A frozen dataclass assigns each of its 11 fields through `object.__setattr__`, which made building the questions
+    a fifth of the cost of a random ToMi story. Filling `__dict__` directly gives an equal, equally hashable and
+    equally immutable object (no `__post_init__` or field defaults are skipped: every field is given here).
+    """
+    q = object.__new__(Question)
+    q.__dict__.update(
+        text=text, answer=answer, order=order, kind=kind, people=people, thing=thing, property=prop, value=value,
+        interesting=interesting, false_belief=false_belief, answer_type=_ANSWER_TYPES[kind],
+    )
+    return q
 
 
 def belief_questions(
@@ -95,13 +96,10 @@ def belief_questions(
     objects = st.objects_seen
     things = [*objects, *st.containers_seen]
     world = st.world
-    drafts: list[_Draft] = []
+    # a draft is a tuple: (text, answer, order, kind, people, thing, property, value, false_belief, group,
+    # group_answer); the first question with a given text wins (§5.2)
+    drafts: list[tuple] = []
     seen_text: set[str] = set()
-
-    def emit(d: _Draft) -> None:
-        if d.text not in seen_text:
-            seen_text.add(d.text)
-            drafts.append(d)
 
     # candidate values of every state property, per object (§5.2: values currently held by WS or any store)
     candidates: list[tuple[str, str, list[str]]] = []
@@ -123,45 +121,58 @@ def belief_questions(
         else:
             pairs = [(p, q, so.get((p, q), empty)) for p in P for q in P if p != q]
         # C
+        kind = f"C{order}"
         for p, q, store in pairs:
+            who = (p,) if order == 1 else (p, q)
             for o in objects:
                 c = store.get((o, CONTAINER))
-                if is_concrete(c):
+                if type(c) is str:  # is_concrete, inlined
                     text = (
                         f"In which container will {p} search for the {o}?"
                         if order == 1
                         else f"In which container does {p} think that {q} will search for the {o}?"
                     )
-                    emit(_Draft(text, c, order, f"C{order}", (p,) if order == 1 else (p, q), o, CONTAINER, None,
-                                c != world.get((o, CONTAINER)), (o, CONTAINER), c))
+                    if text not in seen_text:
+                        seen_text.add(text)
+                        drafts.append((text, c, order, kind, who, o, CONTAINER, None,
+                                       c != world.get((o, CONTAINER)), (o, CONTAINER), c))
         # R
         if order == 2 or first_order_room_questions:
+            kind = f"R{order}"
             for p, q, store in pairs:
+                who = (p,) if order == 1 else (p, q)
                 for x in (objects if order == 1 else things):
                     r = store.get((x, ROOM))
-                    if is_concrete(r):
+                    if type(r) is str:
                         text = (
                             f"In which room will {p} search for the {x}?"
                             if order == 1
                             else f"In which room does {p} think that {q} will search for the {x}?"
                         )
-                        emit(_Draft(text, r, order, f"R{order}", (p,) if order == 1 else (p, q), x, ROOM, None,
-                                    r != world.get((x, ROOM)), (x, ROOM), r))
+                        if text not in seen_text:
+                            seen_text.add(text)
+                            drafts.append((text, r, order, kind, who, x, ROOM, None,
+                                           r != world.get((x, ROOM)), (x, ROOM), r))
         # K
         for p, q, store in pairs:
             for t in st.topics:
                 knows = store.get((t, TOPIC)) is True
+                yes_no = "yes" if knows else "no"
                 if order == 1:
-                    emit(_Draft(f"Does {p} know about {t}? Answer yes or no.", "yes" if knows else "no", 1, "K1",
-                                (p,), t, "knowledge", None, False, (t, "knowledge"), "yes" if knows else "no"))
+                    text = f"Does {p} know about {t}? Answer yes or no."
+                    draft = (text, yes_no, 1, "K1", (p,), t, "knowledge", None, False, (t, "knowledge"), yes_no)
                 else:
                     actual = fo.get(q, empty).get((t, TOPIC)) is True
-                    emit(_Draft(
-                        f"What does {p} think about {q}'s belief on {t}? (knows about it / does not know about it)",
-                        KNOWS if knows else DOES_NOT_KNOW, 2, "K2", (p, q), t, "knowledge", None,
-                        knows != actual, (t, "knowledge"), "yes" if knows else "no"))
+                    text = f"What does {p} think about {q}'s belief on {t}? (knows about it / does not know about it)"
+                    draft = (text, KNOWS if knows else DOES_NOT_KNOW, 2, "K2", (p, q), t, "knowledge", None,
+                             knows != actual, (t, "knowledge"), yes_no)
+                if text not in seen_text:
+                    seen_text.add(text)
+                    drafts.append(draft)
         # S
+        kind = f"S{order}"
         for p, q, store in pairs:
+            who = (p,) if order == 1 else (p, q)
             for o, s, values in candidates:
                 held = store.get((o, s))
                 for v in values:
@@ -173,28 +184,17 @@ def belief_questions(
                         if order == 1
                         else f"Does {p} think that {q} believes that the {o} {v}? Answer yes or no."
                     )
-                    emit(_Draft(text, ans, order, f"S{order}", (p,) if order == 1 else (p, q), o, s, v,
-                                yes != truth, (o, s), ans))
+                    if text not in seen_text:
+                        seen_text.add(text)
+                        drafts.append((text, ans, order, kind, who, o, s, v, yes != truth, (o, s), ans))
 
     groups: dict[tuple[str, str], set[str]] = {}
     for d in drafts:
-        groups.setdefault(d.group, set()).add(d.group_answer)
+        groups.setdefault(d[9], set()).add(d[10])
     return [
-        Question(
-            text=d.text,
-            answer=d.answer,
-            order=d.order,
-            kind=d.kind,
-            people=d.people,
-            thing=d.thing,
-            property=d.property,
-            value=d.value,
-            interesting=len(groups[d.group]) > 1,
-            false_belief=d.false_belief,
-            answer_type=_ANSWER_TYPES[d.kind],
-        )
-        for d in drafts
-        if d.order in orders
+        _question(text, answer, order, kind, who, thing, prop, value, len(groups[group]) > 1, false_belief)
+        for text, answer, order, kind, who, thing, prop, value, false_belief, group, _ in drafts
+        if order in orders
     ]
 
 

@@ -100,6 +100,18 @@ class Conditions:
             return True
         return n == mx and not self.structural(s)
 
+    def finished(self, s: Story) -> bool:
+        """S(s) or N(s), the default end of a rollout, tested after every added action.
+
+        S or N = S or imp > m or mods > 1 or n > mx or (n == mx and not S) = S or imp > m or mods > 1 or n >= mx;
+        and S needs imp == m, so the cheap counters decide nearly every call without `structural`.
+        """
+        n = len(s)
+        imp = s.num_important
+        if n >= self.setting.max_sentences or imp > self.setting.moves or s.num_modified > 1:
+            return True
+        return imp == self.setting.moves and self.structural(s)
+
 
 def _modifier_options(actor: str, W: Sequence[str], people: tuple[str, ...]) -> list[Modifiers]:
     """Every single-peeker / single-distracted modifier of an action by `actor` witnessed by `W` (§4.7).
@@ -404,14 +416,18 @@ def sample_action(
     name = allowed[int(rng.random() * len(allowed))]
     if exhausted is not None and name in exhausted:
         return None
-    return _sample_of_type(story, name, rng, exhausted, cache)
+    return _sample_of_type(story, name, _kind(name), rng, exhausted, cache)
 
 
 def _sample_of_type(
-    story: Story, name: str, rng: random.Random, exhausted: set[str] | None, cache: dict[str, list[tuple]] | None
+    story: Story,
+    name: str,
+    kind: _Kind,
+    rng: random.Random,
+    exhausted: set[str] | None,
+    cache: dict[str, list[tuple]] | None,
 ) -> Step | None:
     """The part of `sample_action` after the type is drawn (and found not exhausted)."""
-    kind = _kind(name)
     if cache is not None and kind.static:
         cands = cache.get(name)
         if cands is None:
@@ -451,29 +467,37 @@ def rollout(
     """Extend (a copy of) `story` with random actions until `stop` (default: S), N, `max_actions` added actions,
     or MAX_FAILED_STEPS consecutive failed steps."""
     s = story.copy() if copy else story
-    stop = stop or conditions.structural
+    if stop is None:
+        finished = conditions.finished
+    else:
+        user_stop, never = stop, conditions.never_desired
+
+        def finished(x: Story) -> bool:
+            return user_stop(x) or never(x)
+
     allowed = conditions.aset.allowed
+    kinds = [_kind(name) for name in allowed]
     n_allowed = len(allowed)
     rand = rng.random
     failures = 0
     added = 0
     exhausted: set[str] = set()
     cache: dict[str, list[tuple]] = {}
-    never = conditions.never_desired
-    done = stop(s) or never(s)
+    done = finished(s)
     while not done:
         if max_actions is not None and added >= max_actions:
             break
         # `sample_action`, with the type drawn here so that an exhausted type costs no function call
-        name = allowed[int(rand() * n_allowed)]
-        if name in exhausted or _sample_of_type(s, name, rng, exhausted, cache) is None:
+        i = int(rand() * n_allowed)
+        name = allowed[i]
+        if name in exhausted or _sample_of_type(s, name, kinds[i], rng, exhausted, cache) is None:
             failures += 1
             if failures >= MAX_FAILED_STEPS:
                 break
         else:
             failures = 0
             added += 1
-            done = stop(s) or never(s)  # predicates of the story: re-evaluated only when it changed
+            done = finished(s)  # predicates of the story: re-evaluated only when it changed
     return s
 
 

@@ -35,9 +35,13 @@ class StoryError(ValueError):
     """A stored story that cannot be loaded or replayed."""
 
 
+#: record types whose every action is important; a tell is important only about an abstract topic
+_ALWAYS_IMPORTANT = (MoveObjectContainer, UpdateObjectState, MoveObjectRoom)
+
+
 def _is_important(a: Action) -> bool:
     """Important actions add new world knowledge (the paper's 𝒜′): moves, state changes, abstract-topic tells."""
-    if isinstance(a, (MoveObjectContainer, UpdateObjectState, MoveObjectRoom)):
+    if isinstance(a, _ALWAYS_IMPORTANT):
         return True
     return isinstance(a, (TellPrivate, TellPublic)) and isinstance(a.topic, str)
 
@@ -78,8 +82,10 @@ class Story:
     def _commit(self, action: Action) -> Step:
         step = apply(self.state, action, len(self.steps))
         self.steps.append(step)
-        self._length += step.length
-        if step.modifier is not None:
+        if step.modifier is None:  # Step.length, inlined: this runs for every sampled action
+            self._length += 1
+        else:
+            self._length += 2
             self._mods += 1
         if _is_important(action):
             self._imp += 1

@@ -7,8 +7,9 @@ person, room, topic or sentence), which is the transactional guarantee of §2.3.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from tombench.dsl.actions import (
     Action,
@@ -53,15 +54,20 @@ class Step:
 # ---------------------------------------------------------------------------------------------------- broadcasting
 def _broadcast(st: State, facts: dict[Key, Value], W: Sequence[str], K: Sequence[str] = (), D: Sequence[str] = ()) -> None:
     """BROADCAST(F, W, K, D): real witnesses learn F and believe every normal witness learned it."""
+    fo, so = st.fo, st.so
     for w in W:
         if w in D:
             continue
-        st.fo[w].update(facts)
+        fo[w].update(facts)
         for b in W:
             if b != w:
-                st.so_store(w, b).update(facts)
+                # st.so_store(w, b), inlined: this is the innermost loop of every action
+                store = so.get((w, b))
+                if store is None:
+                    store = so[(w, b)] = {}
+                store.update(facts)
     for k in K:
-        st.fo[k].update(facts)
+        fo[k].update(facts)
         for b in W:
             st.so_store(k, b).update(facts)
 
@@ -375,111 +381,143 @@ def _appear_all(st: State, names: Iterable[str]) -> None:
         st.appear(n)
 
 
+def _apply_enter_room(st: State, a: EnterRoom, idx: int) -> Step:
+    p, r = a.actor, a.room
+    st.appear(p)
+    r0 = _person_room(st, p)
+    if r0 is not None:
+        _leave(st, p, r0)  # implicit departure: the occupants of r0 see p go
+    O = st.people_in(r)
+    st.world[(p, ROOM)] = r
+    _add(st.rooms_involved, r)
+    _broadcast(st, {(p, ROOM): r}, [*O, p])
+    _perceive(st, p, r, O)
+    return Step(a, f"{p} entered the {r}.")
+
+
+def _apply_leave_room(st: State, a: LeaveRoom, idx: int) -> Step:
+    _leave(st, a.actor, a.room)
+    return Step(a, f"{a.actor} left the {a.room}.")
+
+
+def _apply_move_object_container(st: State, a: MoveObjectContainer, idx: int) -> Step:
+    p, o, c = a.actor, a.object, a.container
+    w = st.world
+    r = _person_room(st, p)
+    assert r is not None
+    _appear_all(st, (p, *a.peekers, *a.distracted))
+    _add(st.objects_seen, o)
+    _add(st.containers_seen, c)
+    w[(o, ROOM)] = r
+    w[(o, CONTAINER)] = c
+    w[(c, ROOM)] = r
+    facts: dict[Key, Value] = {(o, ROOM): r, (o, CONTAINER): c, (c, ROOM): r}
+    facts.update(_visible_state(st, o))
+    _broadcast(st, facts, st.people_in(r), a.peekers, a.distracted)
+    _track(st, o, idx)
+    return Step(
+        a,
+        f"{p} moved the {o} to the {c}, which is also located in the {r}.",
+        modifier_sentence(a.peekers, a.distracted) if a.peekers or a.distracted else None,
+    )
+
+
+def _apply_update_object_state(st: State, a: UpdateObjectState, idx: int) -> Step:
+    p, o, sc = a.actor, a.object, a.change
+    w = st.world
+    r = _person_room(st, p)
+    assert r is not None
+    _appear_all(st, (p, *a.peekers, *a.distracted))
+    _add(st.objects_seen, o)
+    st.visibility.setdefault(sc.property, sc.visible)
+    w[(o, ROOM)] = r
+    w[(o, sc.property)] = sc.value
+    values = st.state_values.setdefault((o, sc.property), [])
+    if sc.value not in values:
+        values.append(sc.value)
+    facts: dict[Key, Value] = {(o, ROOM): r, (o, sc.property): sc.value}
+    facts.update(_visible_state(st, o))
+    if _is_visible(st, o):
+        facts[(o, CONTAINER)] = NO_CONTAINER
+    _broadcast(st, facts, st.people_in(r), a.peekers, a.distracted)
+    _track(st, o, idx)
+    return Step(a, sc.sentence(p, o), modifier_sentence(a.peekers, a.distracted))
+
+
+def _apply_move_object_room(st: State, a: MoveObjectRoom, idx: int) -> Step:
+    p, o, r2 = a.actor, a.object, a.room
+    w = st.world
+    r1 = _person_room(st, p)
+    assert r1 is not None
+    c = w.get((o, CONTAINER))
+    W1 = st.people_in(r1)
+    vstate = _visible_state(st, o)
+    departure: dict[Key, Value] = {(o, ROOM): NotIn(r1), (p, ROOM): NotIn(r1)}
+    if is_concrete(c):
+        departure[(o, CONTAINER)] = NotIn(c)  # type: ignore[arg-type]
+        w[(o, CONTAINER)] = NO_CONTAINER
+    departure.update(vstate)
+    w[(o, ROOM)] = r2
+    w[(p, ROOM)] = r2
+    _add(st.rooms_involved, r2)
+    _broadcast(st, departure, W1)
+    O2 = [x for x in st.people_in(r2) if x != p]
+    arrival: dict[Key, Value] = {(p, ROOM): r2, (o, ROOM): r2, (o, CONTAINER): NO_CONTAINER}
+    arrival.update(vstate)
+    _broadcast(st, arrival, [*O2, p])
+    _perceive(st, p, r2, O2)
+    _track(st, o, idx)
+    if is_concrete(c):
+        return Step(a, f"{p} moved the {o} to the {r2}, leaving the {c} in its original location.")
+    return Step(a, f"{p} moved the {o} to the {r2}.")
+
+
+def _apply_tell_private(st: State, a: TellPrivate, idx: int) -> Step:
+    p1, p2, t = a.actor, a.listener, a.topic
+    _appear_all(st, (p1, p2, *a.peekers, *a.distracted))
+    if isinstance(t, str):
+        _add(st.topics, t)
+        sentence = f"{p1} told privately to {p2} about the {t}."
+    else:
+        sentence = f"{p1} told privately to {p2} that {fact_clause(t, t.entity in st.context.people)}."
+    _broadcast_told(st, _topic_facts(t), (p1, p2), a.peekers, a.distracted, closure=isinstance(t, Fact))
+    return Step(a, sentence, modifier_sentence(a.peekers, a.distracted))
+
+
+def _apply_tell_public(st: State, a: TellPublic, idx: int) -> Step:
+    p, t = a.actor, a.topic
+    r = _person_room(st, p)
+    assert r is not None
+    _appear_all(st, (p, *a.peekers, *a.distracted))
+    if isinstance(t, str):
+        _add(st.topics, t)
+        sentence = f"{p} told out loud about the {t}."
+    else:
+        sentence = f"{p} told out loud that {fact_clause(t, t.entity in st.context.people)}."
+    _broadcast_told(st, _topic_facts(t), st.people_in(r), a.peekers, a.distracted, closure=isinstance(t, Fact))
+    return Step(a, sentence, modifier_sentence(a.peekers, a.distracted))
+
+
+#: effects of each action record type (a dict lookup instead of a chain of isinstance tests)
+_APPLY: dict[type, Callable[[State, Any, int], Step]] = {
+    EnterRoom: _apply_enter_room,
+    LeaveRoom: _apply_leave_room,
+    MoveObjectContainer: _apply_move_object_container,
+    UpdateObjectState: _apply_update_object_state,
+    MoveObjectRoom: _apply_move_object_room,
+    TellPrivate: _apply_tell_private,
+    TellPublic: _apply_tell_public,
+}
+
+
 def apply(st: State, a: Action, index: int | None = None) -> Step:
     """Apply `a` (whose preconditions must hold: call `check` first) and return its rendered step."""
-    w = st.world
-    idx = index if index is not None else -1
-    if isinstance(a, EnterRoom):
-        p, r = a.actor, a.room
-        st.appear(p)
-        r0 = _person_room(st, p)
-        if r0 is not None:
-            _leave(st, p, r0)  # implicit departure: the occupants of r0 see p go
-        O = st.people_in(r)
-        w[(p, ROOM)] = r
-        _add(st.rooms_involved, r)
-        _broadcast(st, {(p, ROOM): r}, [*O, p])
-        _perceive(st, p, r, O)
-        return Step(a, f"{p} entered the {r}.")
-    if isinstance(a, LeaveRoom):
-        _leave(st, a.actor, a.room)
-        return Step(a, f"{a.actor} left the {a.room}.")
-    if isinstance(a, MoveObjectContainer):
-        p, o, c = a.actor, a.object, a.container
-        r = _person_room(st, p)
-        assert r is not None
-        _appear_all(st, (p, *a.peekers, *a.distracted))
-        _add(st.objects_seen, o)
-        _add(st.containers_seen, c)
-        w[(o, ROOM)] = r
-        w[(o, CONTAINER)] = c
-        w[(c, ROOM)] = r
-        facts: dict[Key, Value] = {(o, ROOM): r, (o, CONTAINER): c, (c, ROOM): r}
-        facts.update(_visible_state(st, o))
-        _broadcast(st, facts, st.people_in(r), a.peekers, a.distracted)
-        _track(st, o, idx)
-        return Step(
-            a,
-            f"{p} moved the {o} to the {c}, which is also located in the {r}.",
-            modifier_sentence(a.peekers, a.distracted),
-        )
-    if isinstance(a, UpdateObjectState):
-        p, o, sc = a.actor, a.object, a.change
-        r = _person_room(st, p)
-        assert r is not None
-        _appear_all(st, (p, *a.peekers, *a.distracted))
-        _add(st.objects_seen, o)
-        st.visibility.setdefault(sc.property, sc.visible)
-        w[(o, ROOM)] = r
-        w[(o, sc.property)] = sc.value
-        values = st.state_values.setdefault((o, sc.property), [])
-        if sc.value not in values:
-            values.append(sc.value)
-        facts = {(o, ROOM): r, (o, sc.property): sc.value}
-        facts.update(_visible_state(st, o))
-        if _is_visible(st, o):
-            facts[(o, CONTAINER)] = NO_CONTAINER
-        _broadcast(st, facts, st.people_in(r), a.peekers, a.distracted)
-        _track(st, o, idx)
-        return Step(a, sc.sentence(p, o), modifier_sentence(a.peekers, a.distracted))
-    if isinstance(a, MoveObjectRoom):
-        p, o, r2 = a.actor, a.object, a.room
-        r1 = _person_room(st, p)
-        assert r1 is not None
-        c = w.get((o, CONTAINER))
-        W1 = st.people_in(r1)
-        vstate = _visible_state(st, o)
-        departure: dict[Key, Value] = {(o, ROOM): NotIn(r1), (p, ROOM): NotIn(r1)}
-        if is_concrete(c):
-            departure[(o, CONTAINER)] = NotIn(c)  # type: ignore[arg-type]
-            w[(o, CONTAINER)] = NO_CONTAINER
-        departure.update(vstate)
-        w[(o, ROOM)] = r2
-        w[(p, ROOM)] = r2
-        _add(st.rooms_involved, r2)
-        _broadcast(st, departure, W1)
-        O2 = [x for x in st.people_in(r2) if x != p]
-        arrival: dict[Key, Value] = {(p, ROOM): r2, (o, ROOM): r2, (o, CONTAINER): NO_CONTAINER}
-        arrival.update(vstate)
-        _broadcast(st, arrival, [*O2, p])
-        _perceive(st, p, r2, O2)
-        _track(st, o, idx)
-        if is_concrete(c):
-            return Step(a, f"{p} moved the {o} to the {r2}, leaving the {c} in its original location.")
-        return Step(a, f"{p} moved the {o} to the {r2}.")
-    if isinstance(a, TellPrivate):
-        p1, p2, t = a.actor, a.listener, a.topic
-        _appear_all(st, (p1, p2, *a.peekers, *a.distracted))
-        if isinstance(t, str):
-            _add(st.topics, t)
-            sentence = f"{p1} told privately to {p2} about the {t}."
-        else:
-            sentence = f"{p1} told privately to {p2} that {fact_clause(t, t.entity in st.context.people)}."
-        _broadcast_told(st, _topic_facts(t), (p1, p2), a.peekers, a.distracted, closure=isinstance(t, Fact))
-        return Step(a, sentence, modifier_sentence(a.peekers, a.distracted))
-    if isinstance(a, TellPublic):
-        p, t = a.actor, a.topic
-        r = _person_room(st, p)
-        assert r is not None
-        _appear_all(st, (p, *a.peekers, *a.distracted))
-        if isinstance(t, str):
-            _add(st.topics, t)
-            sentence = f"{p} told out loud about the {t}."
-        else:
-            sentence = f"{p} told out loud that {fact_clause(t, t.entity in st.context.people)}."
-        _broadcast_told(st, _topic_facts(t), st.people_in(r), a.peekers, a.distracted, closure=isinstance(t, Fact))
-        return Step(a, sentence, modifier_sentence(a.peekers, a.distracted))
-    raise ActionRejected(f"unknown action {a!r}")
+    effect = _APPLY.get(type(a))
+    if effect is None:  # a subclass of a record type (the exact-type lookup is the fast path)
+        effect = next((f for cls, f in _APPLY.items() if isinstance(a, cls)), None)
+        if effect is None:
+            raise ActionRejected(f"unknown action {a!r}")
+    return effect(st, a, index if index is not None else -1)
 
 
 def try_apply(st: State, a: Action, index: int | None = None) -> Step | None:
