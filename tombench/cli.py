@@ -17,6 +17,7 @@ from tombench import __version__
 _COMMANDS: dict[str, tuple[str, str]] = {
     "stats": ("tombench.commands.stats:stats", "Statistics of random stories (paper Tables 7-9)."),
     "search": ("tombench.commands.search:search", "A* search for the stories a model answers worst (resumable)."),
+    "demo": ("tombench.commands.demo:demo", "Live adversarial search against a real local model, with its report."),
     "report": ("tombench.commands.report:report", "Paper tables from Inspect logs: Table 1, Table 6, Figure 3, transfer."),
     "tomsynth": ("tombench.commands.tomsynth:tomsynth", "ToM-Synth items: generate, quality-control, export."),
     "leaderboard": ("tombench.commands.leaderboard:leaderboard", "Rank models from eval logs; publish to the Hub."),

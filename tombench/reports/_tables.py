@@ -71,7 +71,7 @@ def per_action_set_table(recs: Sequence[SampleRecord]) -> ReportTable:
         {k[1] for k in g if k[1] not in ACTION_SETS})
     cols = ["action set"] + [f"{m} {v}" for m in models for v in ("plain", "asymmetric")]
     rows = [[s] + [_fmt(_cell(g.get((m, s, a), []))) for m in models for a in (False, True)] for s in sets]
-    rows.append(["all"] + [_fmt(_cell([r for r in recs if r.model == m and bool(r.asymmetric) == a]))
+    rows.append(["overall"] + [_fmt(_cell([r for r in recs if r.model == m and bool(r.asymmetric) == a]))
                            for m in models for a in (False, True)])
     return ReportTable("Table 1: accuracy per action set", cols, rows)
 

@@ -1,0 +1,105 @@
+"""`tombench demo`: the live adversarial loop against a real language model, offline.
+
+Starts the packaged SmolLM2-135M-Instruct behind llama.cpp's OpenAI-compatible server on 127.0.0.1 (or uses
+`--model`), lets the model drive the A* search on a small grid, scores it on the stories it failed, and prints the
+report: accuracy per action set and asymmetry, interesting vs uninteresting, and the found stories with the model's
+wrong answers highlighted. The Inspect log is written to `--log-dir` (open it with `inspect view`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+from rich.console import Console
+from rich.panel import Panel
+from rich.table import Table
+
+from tombench.cli import UserError
+
+
+def _run(model: str, *, action_sets: str, people: int, moves: int, budget: int, stories: int, seed: int,
+         log_dir: Path, max_connections: int, console: Console):
+    from inspect_ai import eval as inspect_eval
+
+    import tombench._registry  # noqa: F401  (tasks and the offline models)
+    from tombench.tasks.exploretom_adversarial import exploretom_adversarial
+
+    try:
+        task = exploretom_adversarial(action_sets=action_sets, asymmetric="both", people=people, moves=moves,
+                                      budget=budget, stories_per_setting=stories, seed=seed)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    console.print(f"[bold]Searching adversarial stories against {model}[/bold] "
+                  f"({action_sets}, plain and asymmetric, {people} people, {moves} moves, budget {budget})")
+    (log,) = inspect_eval(task, model=model, log_dir=str(log_dir), max_connections=max_connections,
+                          display="rich")
+    if log.status != "success":
+        raise UserError(f"the evaluation ended with status {log.status}: {log.error.message if log.error else ''}")
+    return log
+
+
+def _report(log, console: Console) -> None:
+    from tombench.reports import interesting_table, load_records, per_action_set_table
+
+    searches = [s for s in log.samples if (s.metadata or {}).get("tombench_kind") == "search"]
+    questions = [s for s in log.samples if (s.metadata or {}).get("tombench_kind") == "question"]
+    found = [s for s in searches if s.metadata["search"]["found"]]
+    calls = sum(s.metadata["search"]["model_calls"] for s in searches)
+    console.print(f"\n[bold]{len(found)}/{len(searches)} searches found a story the model gets wrong[/bold] "
+                  f"({calls} questions asked during the search; {len(questions)} questions scored).")
+    recs = load_records([log.location])
+    if recs:
+        for t in (per_action_set_table(recs), interesting_table(recs)):
+            table = Table(title=t.title, title_justify="left")
+            for i, c in enumerate(t.columns):
+                table.add_column(c, justify="left" if i == 0 else "right")
+            for r in t.rows:
+                table.add_row(*r)
+            console.print(table)
+    by_story: dict[str, list] = {}
+    for q in questions:
+        by_story.setdefault(q.metadata["story_id"], []).append(q)
+    for s in found:
+        sid = f"{s.metadata['setting_id']}|{s.metadata['attempt']}"
+        lines = [s.metadata["search"]["text"], ""]
+        for q in by_story.get(sid, []):
+            score = next(iter(q.scores.values())) if q.scores else None
+            ok = score is not None and score.value == "C"
+            answer = (q.output.completion or "").strip().replace("\n", " ")
+            mark = "[green]✓[/green]" if ok else "[red]✗[/red]"
+            shown = answer if ok else f"[red]{answer}[/red]"
+            lines.append(f"{mark} {q.metadata['question']}  expected [bold]{q.target}[/bold], answered {shown}")
+        console.print(Panel("\n".join(lines), title=f"{sid}  (search accuracy {s.metadata['search']['g']:.2f})",
+                            title_align="left"))
+    console.print(f"Inspect log: {log.location}  (open with: inspect view --log-dir {Path(log.location).parent})")
+
+
+@click.command()
+@click.option("--model", default=None, help="An Inspect model string; default: serve the packaged SmolLM2-135M.")
+@click.option("--action-sets", default="tomi,tomi-object-state,fantom-private", show_default=True)
+@click.option("--people", default=2, show_default=True)
+@click.option("--moves", default=2, show_default=True)
+@click.option("--budget", default=12, show_default=True, help="Node evaluations per search.")
+@click.option("--stories-per-setting", default=1, show_default=True)
+@click.option("--seed", default=0, show_default=True)
+@click.option("--max-connections", default=4, show_default=True)
+@click.option("--log-dir", default="logs/demo", show_default=True, type=click.Path(file_okay=False, path_type=Path))
+def demo(model: str | None, action_sets: str, people: int, moves: int, budget: int, stories_per_setting: int,
+         seed: int, max_connections: int, log_dir: Path) -> None:
+    """Live adversarial search against a real local model (no key, GPU or internet), then its report."""
+    console = Console()
+    opts = dict(action_sets=action_sets, people=people, moves=moves, budget=budget, stories=stories_per_setting,
+                seed=seed, log_dir=log_dir, max_connections=max_connections, console=console)
+    if model is not None:
+        _report(_run(model, **opts), console)
+        return
+    from tombench.local import LocalModelError, local_server
+
+    try:
+        with local_server(export_env=True) as server:
+            console.print(f"Serving the local model as [bold]{server.model}[/bold] at {server.base_url}")
+            log = _run(server.model, **opts)
+    except LocalModelError as e:
+        raise UserError(f"{e} (or pass --model to use another model)") from None
+    _report(log, console)
