@@ -6,8 +6,10 @@ inside task functions, never here.
 
 # ruff: noqa: F401
 from tombench.models._provider import tombench_baselines
+from tombench.tasks.exploretom_adversarial import exploretom_adversarial
 from tombench.tasks.exploretom_random import exploretom_random
 from tombench.tasks.exploretom_static import exploretom_static
+from tombench.tasks.exploretom_transfer import exploretom_transfer
 from tombench.tasks.persuasion import persuasion_dynamic, persuasion_fixed
 from tombench.tasks.tomi import tomi
 from tombench.tasks.tomsynth import tomsynth
