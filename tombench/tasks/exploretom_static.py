@@ -167,7 +167,7 @@ def _bool(value: Any) -> bool | None:
         return True
     if text in _FALSE:
         return False if text else None
-    raise ValueError(f"not a boolean: {value!r}")
+    return None  # "nan", "None" or anything unreadable: no flag, so the row is left out of that grouping
 
 
 def _int(value: Any) -> int | None:
