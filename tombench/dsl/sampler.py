@@ -131,6 +131,7 @@ def _modifier_options(actor: str, W: Sequence[str], people: tuple[str, ...]) -> 
 # Candidates are plain argument tuples, in exactly the order (and number) of the action records the tracker would be
 # offered, so a draw consumes the same random numbers as drawing from the records. The record is built only for the
 # tuple that is drawn and accepted: building a frozen dataclass for every rejected tuple dominated the profile.
+# A told location fact travels as its store slot, `(entity, prop), value`, and becomes a `Fact` only when built.
 
 Modifiers = tuple[tuple[str, ...], tuple[str, ...]]
 Enumerator = Callable[[Story], list[tuple]]
@@ -173,7 +174,8 @@ def _tell_public_topic(story: Story) -> list[tuple]:
 
 
 def _location_tells(prop: str, private: bool) -> Enumerator:
-    """Tells of every concrete `prop` ("container" or "room") belief of each speaker, in the speaker's store order."""
+    """Tells of every concrete `prop` ("container" or "room") belief of each speaker, in the speaker's store order:
+    `(p, q, slot, value)` for a private tell to q, `(p, slot, value)` for a public one."""
 
     def enumerate_tells(story: Story) -> list[tuple]:
         people = story.context.people
@@ -183,13 +185,13 @@ def _location_tells(prop: str, private: bool) -> Enumerator:
             fo = fos.get(p)
             if not fo:
                 continue
-            facts = [Fact(e, pr, v) for (e, pr), v in fo.items() if pr == prop and type(v) is str]
+            facts = [(k, v) for k, v in fo.items() if k[1] == prop and type(v) is str]
             if not facts:
                 continue
             if private:
-                out.extend((p, q, f) for q in people if q != p for f in facts)
+                out += [(p, q, k, v) for q in people if q != p for k, v in facts]
             else:
-                out.extend((p, f) for f in facts)
+                out += [(p, k, v) for k, v in facts]
         return out
 
     return enumerate_tells
@@ -202,17 +204,22 @@ def _with_modifiers(base: Enumerator, private: bool) -> Enumerator:
         st = story.state
         w = st.world
         people = story.context.people
+        # the options depend only on the actor (and listener): computed once per actor, not once per tuple
+        options: dict[tuple[str, ...], list[Modifiers]] = {}
         out: list[tuple] = []
         for args in base(story):
-            actor = args[0]
-            if private:
-                W: Sequence[str] = (actor, args[1])
-            else:
-                r = w.get((actor, ROOM))
-                if type(r) is not str:  # not in a room: every tuple of this actor would be rejected, none is offered
-                    continue
-                W = st.people_in(r)
-            out.extend((*args, K, D) for K, D in _modifier_options(actor, W, people))
+            who = args[:2] if private else args[:1]
+            opts = options.get(who)
+            if opts is None:
+                actor = args[0]
+                if private:
+                    W: Sequence[str] = who
+                else:
+                    r = w.get((actor, ROOM))
+                    # not in a room: every tuple of this actor would be rejected, and none is offered
+                    W = st.people_in(r) if type(r) is str else ()  # type: ignore[arg-type]
+                opts = options[who] = _modifier_options(actor, W, people) if W else []
+            out += [(*args, K, D) for K, D in opts]
         return out
 
     return enumerate_modified
@@ -220,12 +227,13 @@ def _with_modifiers(base: Enumerator, private: bool) -> Enumerator:
 
 # ---------------------------------------------------------------------------------------------------- fast validity
 # `check` answers "why not?" for any record; the sampler only needs "yes or no?" for tuples it enumerated itself.
-# Each `_valid_*` below returns exactly `check(st, record(*args)) is None` for such tuples, and skips only the
-# preconditions that hold by construction of `_candidate_tuples` (named in each docstring):
-#   - every name is a context name of the right kind (people, rooms, objects, containers, state changes, topics);
+# Each `_valid_*` below returns exactly `check(st, record) is None` for the record of such a tuple, and skips only the
+# preconditions that hold by construction of the enumerators above:
+#   - every name is a context name of the right kind (people, rooms, objects, containers, state changes, topics),
+#     and a private tell has two different people;
 #   - a modifier passes `_check_modifiers`, because `_modifier_options` built it from the same witnesses W (the state
 #     does not change between enumerating and drawing);
-#   - a told fact is the speaker's own concrete first-order belief, so the speaker believes it.
+#   - a told fact is a room or container slot of the speaker's own first-order store, so the speaker believes it.
 # tests/dsl/test_equivalence.py asserts the equality over every candidate of every type in random reachable states.
 
 
@@ -283,83 +291,107 @@ def _valid_move_object_room(st: State, args: tuple) -> bool:
     return w.get((o, ROOM)) == r1 and r2 != r1
 
 
-def _told(st: State, speaker: str, topic: str | Fact) -> tuple[Key, Value] | None:
-    """The one slot a tell writes, or None when the topic fails `_check_fact` (a fact outside the context)."""
-    if type(topic) is str:
-        return (topic, TOPIC), True
-    names = st.context.containers if topic.prop == CONTAINER else st.context.rooms  # type: ignore[union-attr]
-    if topic.value not in names:  # type: ignore[union-attr]
-        return None
-    return (topic.entity, topic.prop), topic.value  # type: ignore[union-attr]
+#: the value a tell about an abstract topic writes into the topic's slot (`tracker._topic_facts`)
+_TOLD = True
 
 
-def _valid_tell_private(st: State, args: tuple) -> bool:
-    """TellPrivate(p, q, t[, K, D]): nobody is told where they are, and p does not already think q knows t."""
+def _in_context(st: State, slot: Key, value: Value) -> bool:
+    """`_check_fact`'s context test: a told container (room) is a container (room) of the context."""
+    return value in (st.context.containers if slot[1] == CONTAINER else st.context.rooms)
+
+
+def _valid_tell_private_topic(st: State, args: tuple) -> bool:
+    """TellPrivate(p, q, topic[, K, D]): p does not already think that q knows about the topic."""
     p, q, t = args[0], args[1], args[2]
-    slot = _told(st, p, t)
-    if slot is None or (type(t) is not str and t.entity == q):
+    return st.so.get((p, q), EMPTY_STORE).get((t, TOPIC)) != _TOLD
+
+
+def _valid_tell_private_fact(st: State, args: tuple) -> bool:
+    """TellPrivate(p, q, Fact[, K, D]): q is not told where q is, and p does not already think that q believes it."""
+    p, q, slot, value = args[0], args[1], args[2], args[3]
+    if slot[0] == q or not _in_context(st, slot, value):
         return False
-    key, value = slot
-    return st.so.get((p, q), EMPTY_STORE).get(key) != value
+    return st.so.get((p, q), EMPTY_STORE).get(slot) != value
 
 
-def _valid_tell_public(st: State, args: tuple) -> bool:
-    """TellPublic(p, t[, K, D]): p is in a room with someone, and some non-distracted witness x would change a
-    belief of x's (about anyone present) on hearing t."""
-    p, t = args[0], args[1]
-    distracted = args[3] if len(args) > 3 else ()
+def _public_audience(st: State, p: str) -> list[str] | None:
+    """The witnesses W of a public tell by p (p's room's occupants), or None when p is not in a room with someone."""
     r = st.world.get((p, ROOM))
     if type(r) is not str:
-        return False
+        return None
     W = st.people_in(r)
-    if len(W) < 2:
-        return False
-    slot = _told(st, p, t)
-    if slot is None:
-        return False
-    key, value = slot
-    closure = type(t) is not str
-    facts = {key: value}
+    return W if len(W) >= 2 else None
+
+
+def _someone_learns(st: State, W: list[str], distracted: Sequence[str], slot: Key, value: Value, closure: bool) -> bool:
+    """Would some non-distracted witness x change a belief of x's (own, or about another witness) on hearing it?"""
     fo, so = st.fo, st.so
+    facts = {slot: value}
     for x in W:
         if x in distracted:
             continue
         for b in W:
             store = fo.get(x, EMPTY_STORE) if b == x else so.get((x, b), EMPTY_STORE)
-            if (_told_changes(store, facts) if closure else store.get(key) != value):
+            if _told_changes(store, facts) if closure else store.get(slot) != value:
                 return True
     return False
 
 
-class _Kind(NamedTuple):
-    """How the sampler handles one action type: enumerate tuples, test them fast, build the record."""
+def _valid_tell_public_topic(st: State, args: tuple) -> bool:
+    """TellPublic(p, topic[, K, D]): p is with someone, and someone present would learn something."""
+    W = _public_audience(st, args[0])
+    distracted = args[3] if len(args) > 2 else ()
+    return W is not None and _someone_learns(st, W, distracted, (args[1], TOPIC), _TOLD, closure=False)
 
-    record: type
+
+def _valid_tell_public_fact(st: State, args: tuple) -> bool:
+    """TellPublic(p, Fact[, K, D]): p is with someone, and someone present would learn something (told closure)."""
+    p, slot, value = args[0], args[1], args[2]
+    W = _public_audience(st, p)
+    distracted = args[4] if len(args) > 3 else ()
+    return W is not None and _in_context(st, slot, value) and _someone_learns(st, W, distracted, slot, value, True)
+
+
+# ---------------------------------------------------------------------------------------------------- records
+def _private_fact(p: str, q: str, slot: Key, value: str, *mods: tuple[str, ...]) -> TellPrivate:
+    return TellPrivate(p, q, Fact(slot[0], slot[1], value), *mods)
+
+
+def _public_fact(p: str, slot: Key, value: str, *mods: tuple[str, ...]) -> TellPublic:
+    return TellPublic(p, Fact(slot[0], slot[1], value), *mods)
+
+
+class _Kind(NamedTuple):
+    """How the sampler handles one action type: enumerate tuples, test them fast, build the record of one."""
+
+    build: Callable[..., Action]
     enumerate: Enumerator
     valid: Callable[[State, tuple], bool]
     #: the tuples depend only on the context (a rollout enumerates them once)
     static: bool
+    #: the type takes a peeking/distracted modifier
+    modifiable: bool = True
 
 
 _BASE_KINDS: dict[str, _Kind] = {
-    "enter_room": _Kind(EnterRoom, _enter_room, _valid_enter_room, True),
-    "leave_room": _Kind(LeaveRoom, _leave_room, _valid_leave_room, False),
+    "enter_room": _Kind(EnterRoom, _enter_room, _valid_enter_room, True, False),
+    "leave_room": _Kind(LeaveRoom, _leave_room, _valid_leave_room, False, False),
     "move_object_container": _Kind(MoveObjectContainer, _move_object_container, _valid_move_object_container, True),
     "update_object_state": _Kind(UpdateObjectState, _update_object_state, _valid_update_object_state, True),
-    "move_object_room": _Kind(MoveObjectRoom, _move_object_room, _valid_move_object_room, True),
-    "privately_tell_about_abstract_topic": _Kind(TellPrivate, _tell_private_topic, _valid_tell_private, True),
-    "publicly_tell_about_abstract_topic": _Kind(TellPublic, _tell_public_topic, _valid_tell_public, True),
+    "move_object_room": _Kind(MoveObjectRoom, _move_object_room, _valid_move_object_room, True, False),
+    "privately_tell_about_abstract_topic": _Kind(TellPrivate, _tell_private_topic, _valid_tell_private_topic, True),
+    "publicly_tell_about_abstract_topic": _Kind(TellPublic, _tell_public_topic, _valid_tell_public_topic, True),
     "privately_tell_about_object_container_location": _Kind(
-        TellPrivate, _location_tells(CONTAINER, private=True), _valid_tell_private, False
+        _private_fact, _location_tells(CONTAINER, private=True), _valid_tell_private_fact, False
     ),
     "publicly_tell_about_object_container_location": _Kind(
-        TellPublic, _location_tells(CONTAINER, private=False), _valid_tell_public, False
+        _public_fact, _location_tells(CONTAINER, private=False), _valid_tell_public_fact, False
     ),
     "privately_tell_about_object_room_location": _Kind(
-        TellPrivate, _location_tells(ROOM, private=True), _valid_tell_private, False
+        _private_fact, _location_tells(ROOM, private=True), _valid_tell_private_fact, False
     ),
     "publicly_tell_about_object_room_location": _Kind(
-        TellPublic, _location_tells(ROOM, private=False), _valid_tell_public, False
+        _public_fact, _location_tells(ROOM, private=False), _valid_tell_public_fact, False
     ),
 }
 #: every sampler action type: the base types, and `<base>_peeking_distracted` for those that take a modifier
@@ -367,9 +399,9 @@ _BASE_KINDS: dict[str, _Kind] = {
 _KINDS: dict[str, _Kind] = {
     **_BASE_KINDS,
     **{
-        name + PEEKING: k._replace(enumerate=_with_modifiers(k.enumerate, k.record is TellPrivate), static=False)
+        name + PEEKING: k._replace(enumerate=_with_modifiers(k.enumerate, name.startswith("privately")), static=False)
         for name, k in _BASE_KINDS.items()
-        if k.record in (MoveObjectContainer, UpdateObjectState, TellPrivate, TellPublic)
+        if k.modifiable
     },
 }
 
@@ -384,7 +416,7 @@ def _kind(name: str) -> _Kind:
 def candidate_actions(story: Story, name: str) -> list[Action]:
     """Every argument tuple of action type `name` in context order (validity is checked by the caller)."""
     kind = _kind(name)
-    return [kind.record(*args) for args in kind.enumerate(story)]
+    return [kind.build(*args) for args in kind.enumerate(story)]
 
 
 def candidate_tuples(story: Story, name: str) -> list[tuple]:
@@ -393,7 +425,7 @@ def candidate_tuples(story: Story, name: str) -> list[tuple]:
 
 
 def fast_valid(story: Story, name: str, args: tuple) -> bool:
-    """`check(story.state, record(*args)) is None` for a tuple that `candidate_tuples(story, name)` returned."""
+    """`check(story.state, record) is None` for a tuple that `candidate_tuples(story, name)` returned."""
     return _kind(name).valid(story.state, args)
 
 
@@ -444,7 +476,7 @@ def _sample_of_type(
         j = int(rand() * n)
         args = cands[j]
         if valid(st, args):
-            step = story._commit(kind.record(*args))  # valid == (check is None): checking again would be redundant
+            step = story._commit(kind.build(*args))  # valid == (check is None): checking again would be redundant
             if exhausted:
                 exhausted.clear()
             return step
