@@ -36,10 +36,11 @@ def baseline_answerer(name: str, latency: float = 0.0, connections: int = 16):
     """A target answering with an offline baseline, optionally behind an injected per-call latency."""
     from tombench.models._baselines import answer
 
-    sem = asyncio.Semaphore(connections)
+    sems: dict[int, asyncio.Semaphore] = {}  # one per event loop: each run_one is a fresh asyncio.run
 
     async def one(p: Prompt) -> str:
         if latency:
+            sem = sems.setdefault(id(asyncio.get_running_loop()), asyncio.Semaphore(connections))
             async with sem:
                 await asyncio.sleep(latency)
         return answer(name, p.user, seed=0)

@@ -9,10 +9,13 @@ import pytest
 from tombench.dsl import (
     STORY_TYPES,
     Context,
+    EnterRoom,
+    LeaveRoom,
     Setting,
     StateChange,
     Story,
     StoryParseError,
+    UpdateObjectState,
     parse_structure,
     random_story,
 )
@@ -100,3 +103,29 @@ def test_state_change_sentence_needs_its_context():
 def test_clear_errors(text, match):
     with pytest.raises(StoryParseError, match=match):
         parse_structure(text)
+
+
+def test_state_change_sentence_that_looks_like_leaving_a_room():
+    # a bank context's template: "{person} left the {object} out until it was covered in rust."
+    rust = StateChange("rust", "is covered in rust", "{person} left the {object} out until it was covered in rust.", True)
+    ctx = Context(("Anne", "Beth"), ("shed", "garden"), ("trowel",), ("toolbox", "crate"), (), (rust,))
+    s = Story(ctx, [EnterRoom("Anne", "shed"), UpdateObjectState("Anne", "trowel", rust), LeaveRoom("Anne", "shed")])
+    parsed = parse_structure(s.text, ctx)
+    assert parsed.actions == s.actions
+
+
+def test_state_change_template_naming_the_object_first():
+    dusty = StateChange("dust", "is dusty", "The {object} gathered dust while {person} watched.", True)
+    ctx = Context(("Anne",), ("attic",), ("lamp",), ("trunk",), (), (dusty,))
+    s = Story(ctx, [EnterRoom("Anne", "attic"), UpdateObjectState("Anne", "lamp", dusty)])
+    assert parse_structure(s.text, ctx).actions == s.actions
+
+
+def test_every_bank_context_round_trips():
+    from tombench.generators.contexts import load_context_bank
+
+    for i, ctx in enumerate(load_context_bank()):
+        rng = random.Random(i)
+        for story_type in ("tomi+object-state+asymmetric", "all+asymmetric"):
+            s = random_story(ctx, Setting.make(story_type, 3, 3), rng)
+            assert parse_structure(s.text, ctx).text == s.text, ctx.id

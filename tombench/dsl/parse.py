@@ -112,7 +112,9 @@ def _state_change_patterns(ctx: Context | None) -> list[tuple[re.Pattern[str], S
         return []
     out = []
     for sc in ctx.state_changes:
-        pat = re.escape(sc.text).replace(re.escape("{person}"), _NAME).replace(re.escape("{object}"), _PHRASE)
+        # named groups: a template may name the object before the person
+        pat = (re.escape(sc.text).replace(re.escape("{person}"), r"(?P<person>[A-Z][\w'\-]*)", 1)
+               .replace(re.escape("{object}"), r"(?P<object>.+?)", 1))
         out.append((re.compile("^" + pat + "$"), sc))
     return out
 
@@ -137,14 +139,18 @@ def _classify(sentences: list[str], ctx: Context | None) -> list[_Raw]:
                 raise StoryParseError("not a template modifier sentence", s, i)
             prev.modifier = s
             continue
-        for kind, pat in _PATTERNS:
-            if m := pat.match(s):
-                raws.append(_Raw(kind, m.groups(), s, i))
+        # A context's free-text state-change template is tried first, but only taken when its {object} slot holds
+        # one of the context's objects: "{person} left the {object} out in the rain." must not read as leaving a
+        # room called "trowel out in the rain", and no built-in sentence names a context object in that slot.
+        for pat, sc in state_patterns:
+            m = pat.match(s)
+            if m and ctx is not None and m.group("object") in ctx.objects:
+                raws.append(_Raw("update", (m.group("person"), m.group("object")), s, i, change=sc))
                 break
         else:
-            for pat, sc in state_patterns:
+            for kind, pat in _PATTERNS:
                 if m := pat.match(s):
-                    raws.append(_Raw("update", m.groups(), s, i, change=sc))
+                    raws.append(_Raw(kind, m.groups(), s, i))
                     break
             else:
                 hint = "" if ctx is not None else " (object-state sentences parse only when their context is given)"
