@@ -10,6 +10,8 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import groupby
+from operator import itemgetter
 from typing import NamedTuple
 
 from tombench.dsl.action_sets import PEEKING, ActionSet, Setting, action_set
@@ -198,28 +200,29 @@ def _location_tells(prop: str, private: bool) -> Enumerator:
 
 
 def _with_modifiers(base: Enumerator, private: bool) -> Enumerator:
-    """The `_peeking_distracted` variant of `base`: each tuple followed by each of its modifiers (K, D)."""
+    """The `_peeking_distracted` variant of `base`: each tuple followed by each of its modifiers (K, D).
+
+    The options depend only on the actor (and, for a private tell, the listener), and every base enumerator emits its
+    tuples grouped by actor (and listener), so each run of one group is expanded by a single comprehension.
+    """
+    group = itemgetter(0, 1) if private else itemgetter(0)
 
     def enumerate_modified(story: Story) -> list[tuple]:
         st = story.state
         w = st.world
         people = story.context.people
-        # the options depend only on the actor (and listener): computed once per actor, not once per tuple
-        options: dict[tuple[str, ...], list[Modifiers]] = {}
         out: list[tuple] = []
-        for args in base(story):
-            who = args[:2] if private else args[:1]
-            opts = options.get(who)
-            if opts is None:
-                actor = args[0]
-                if private:
-                    W: Sequence[str] = who
-                else:
-                    r = w.get((actor, ROOM))
-                    # not in a room: every tuple of this actor would be rejected, and none is offered
-                    W = st.people_in(r) if type(r) is str else ()  # type: ignore[arg-type]
-                opts = options[who] = _modifier_options(actor, W, people) if W else []
-            out += [(*args, K, D) for K, D in opts]
+        for who, run in groupby(base(story), key=group):
+            if private:
+                actor, W = who[0], who
+            else:
+                actor = who
+                r = w.get((actor, ROOM))
+                if type(r) is not str:  # not in a room: every tuple of this actor would be rejected, none is offered
+                    continue
+                W = st.people_in(r)
+            opts = _modifier_options(actor, W, people)
+            out += [(*args, K, D) for args in run for K, D in opts]
         return out
 
     return enumerate_modified

@@ -372,20 +372,24 @@ def _check_fact(st: State, speaker: str, t: str | Fact) -> str | None:
 # ---------------------------------------------------------------------------------------------------- effects
 def _leave(st: State, p: str, r: str) -> None:
     W = st.people_in(r)
-    st.world[(p, ROOM)] = NotIn(r)
-    _broadcast(st, {(p, ROOM): NotIn(r)}, W)
+    gone = NotIn(r)  # one immutable value for the world and every store: equal to separate copies, cheaper
+    st.world[(p, ROOM)] = gone
+    _broadcast(st, {(p, ROOM): gone}, W)
 
 
 def _appear_all(st: State, names: Iterable[str]) -> None:
+    fo = st.fo
     for n in names:
-        st.appear(n)
+        if n not in fo:  # State.appear's own test, done here to skip the call for people already present
+            st.appear(n)
 
 
 def _apply_enter_room(st: State, a: EnterRoom, idx: int) -> Step:
     p, r = a.actor, a.room
-    st.appear(p)
-    r0 = _person_room(st, p)
-    if r0 is not None:
+    if p not in st.fo:
+        st.appear(p)
+    r0 = st.world.get((p, ROOM))
+    if type(r0) is str:  # is_concrete, inlined
         _leave(st, p, r0)  # implicit departure: the occupants of r0 see p go
     O = st.people_in(r)
     st.world[(p, ROOM)] = r
