@@ -60,4 +60,4 @@ def test_cli(tmp_path):
     r = CliRunner().invoke(main, ["report", "transfer", str(logs)])
     assert r.exit_code == 0 and "tombench/primacy" in r.output
     r = CliRunner().invoke(main, ["report", str(tmp_path / "nope")])
-    assert r.exit_code == 2 and "no log at" in r.output
+    assert r.exit_code == 2 and "no such log file or folder" in r.output

@@ -13,7 +13,6 @@ from pathlib import Path
 import click
 from rich.console import Console
 from rich.panel import Panel
-from rich.table import Table
 
 from tombench.cli import UserError
 
@@ -51,12 +50,7 @@ def _report(log, console: Console) -> None:
     recs = load_records([log.location])
     if recs:
         for t in (per_action_set_table(recs), interesting_table(recs)):
-            table = Table(title=t.title, title_justify="left")
-            for i, c in enumerate(t.columns):
-                table.add_column(c, justify="left" if i == 0 else "right")
-            for r in t.rows:
-                table.add_row(*r)
-            console.print(table)
+            console.print(t.rich())
     by_story: dict[str, list] = {}
     for q in questions:
         by_story.setdefault(q.metadata["story_id"], []).append(q)

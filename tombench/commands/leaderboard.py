@@ -20,16 +20,12 @@ from tombench.cli import UserError
 
 
 def _log_paths(inputs: tuple[str, ...]) -> list[Path]:
-    paths: list[Path] = []
-    for raw in inputs:
-        p = Path(raw)
-        if p.is_dir():
-            paths += sorted(x for x in p.rglob("*") if x.suffix in (".eval", ".json") and x.is_file())
-        elif p.is_file():
-            paths.append(p)
-        else:
-            raise UserError(f"no such log file or folder: {raw}")
-    return paths
+    from tombench.reports import log_paths
+
+    try:
+        return log_paths(inputs)
+    except FileNotFoundError as e:
+        raise UserError(str(e)) from None
 
 
 def _console():

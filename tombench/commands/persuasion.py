@@ -23,6 +23,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from tombench.cli import UserError
+from tombench.commands._common import resolve_model
 
 T = TypeVar("T")
 _console = Console(stderr=True)
@@ -35,12 +36,7 @@ def _first_line(e: BaseException) -> str:
 
 def _model(name: str, role: str, max_retries: int) -> Any:
     """An Inspect model bound to a ToMMA role (the role names its usage in Inspect's accounting)."""
-    from inspect_ai.model import GenerateConfig, get_model
-
-    try:
-        return get_model(name, role=role, config=GenerateConfig(max_retries=max_retries))
-    except Exception as e:  # unknown provider, missing API key or package: one line for the user
-        raise UserError(f"cannot use model {name!r} for the {role}: {_first_line(e)}") from None
+    return resolve_model(name, role=role, max_retries=max_retries)
 
 
 def _run(coro: Coroutine[Any, Any, T], what: str) -> T:

@@ -12,7 +12,6 @@ from pathlib import Path
 
 import click
 from rich.console import Console
-from rich.table import Table
 
 from tombench.cli import UserError
 
@@ -37,12 +36,7 @@ def _show(tables, md: bool) -> None:
         if md:
             click.echo(t.markdown() + "\n")
             continue
-        table = Table(title=t.title, title_justify="left")
-        for i, c in enumerate(t.columns):
-            table.add_column(c, justify="left" if i == 0 else "right")
-        for r in t.rows:
-            table.add_row(*r)
-        console.print(table)
+        console.print(t.rich())
 
 
 def _plot(recs, path: Path) -> None:

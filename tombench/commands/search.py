@@ -18,18 +18,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from tombench.cli import UserError
+from tombench.commands._common import int_list
 
 _ASYM = {"plain": ("",), "asymmetric": ("+asymmetric",), "both": ("", "+asymmetric")}
 
 
-def _ints(value: str, name: str) -> list[int]:
-    try:
-        out = [int(x) for x in value.split(",") if x.strip()]
-    except ValueError:
-        raise UserError(f"--{name} must be a comma-separated list of integers, got {value!r}") from None
-    if not out or any(x < 1 for x in out):
-        raise UserError(f"--{name} needs positive integers, got {value!r}")
-    return out
 
 
 def load_contexts_option(value: str) -> tuple[list, str]:
@@ -99,7 +92,7 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
     if bad:
         raise UserError(f"Invalid story type(s) {bad}. Must be one of: {list(ACTION_SETS)}")
     types = list(dict.fromkeys(t.removesuffix("+asymmetric") + suffix for t in sets for suffix in _ASYM[asymmetric]))
-    settings = [Setting.make(t, p, m, rooms) for t in types for p in _ints(people, "people") for m in _ints(moves, "moves")]
+    settings = [Setting.make(t, p, m, rooms) for t in types for p in int_list(people, "people") for m in int_list(moves, "moves")]
     ctxs, ctx_id = load_contexts_option(contexts)
     margs = {}
     for kv in model_args:
@@ -169,13 +162,10 @@ def _is_connection_error(e: BaseException) -> bool:
 
 
 def _make_answerer(model: str, model_args: dict, max_connections: int | None, cache: bool):
-    import tombench._registry  # noqa: F401  - registers the offline tombench/<name> models
+    from tombench.commands._common import resolve_model
     from tombench.tasks._answerer import inspect_answerer
 
-    try:
-        return inspect_answerer(model, model_args=model_args, max_connections=max_connections, cache=cache)
-    except Exception as e:  # unknown provider, missing API key, missing package: one line
-        raise UserError(f"cannot use model {model!r}: {str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+    return inspect_answerer(resolve_model(model, max_connections=max_connections, model_args=model_args), cache=cache)
 
 
 _CARD = """---

@@ -8,6 +8,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from tombench.cli import UserError
+from tombench.commands._common import int_list
 
 
 @click.group()
@@ -15,14 +16,6 @@ def stats() -> None:
     """Statistics of story distributions."""
 
 
-def _ints(value: str, name: str) -> list[int]:
-    try:
-        out = [int(x) for x in value.split(",") if x.strip()]
-    except ValueError:
-        raise UserError(f"--{name} must be a comma-separated list of integers, got {value!r}") from None
-    if not out or any(x < 1 for x in out):
-        raise UserError(f"--{name} needs positive integers, got {value!r}")
-    return out
 
 
 @stats.command("random")
@@ -35,7 +28,7 @@ def random_(stories: int, people: str, moves: str, max_sentences: int, seed: int
     """Share of random ToMi stories that need theory of mind, beside the paper's Tables 7-9."""
     from tombench.generators.random_stats import random_story_stats
 
-    ps, ms = _ints(people, "people"), _ints(moves, "moves")
+    ps, ms = int_list(people, "people"), int_list(moves, "moves")
     if stories < 1:
         raise UserError("--stories must be at least 1")
     if any(p > 7 for p in ps) or any(m > 6 for m in ms):

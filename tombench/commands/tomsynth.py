@@ -22,19 +22,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from tombench.cli import UserError
+from tombench.commands._common import resolve_model
 
 T = TypeVar("T")
 _console = Console(stderr=True)
 
 
 def _model(name: str, max_connections: int | None) -> Any:
-    from inspect_ai.model import GenerateConfig, get_model
-
-    try:
-        return get_model(name, config=GenerateConfig(max_connections=max_connections))
-    except Exception as e:  # noqa: BLE001 - unknown provider, missing key or package: one line for the user
-        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
-        raise UserError(f"cannot use model {name!r}: {first}") from None
+    return resolve_model(name, max_connections=max_connections)
 
 
 def _run(coro: Coroutine[Any, Any, T], what: str) -> T:

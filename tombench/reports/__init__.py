@@ -1,6 +1,6 @@
 """Paper-style reports from Inspect logs: Table 1, Table 6, accuracy vs people and moves, the transfer matrix."""
 
-from tombench.reports._load import SampleRecord, load_records
+from tombench.reports._load import SampleRecord, load_records, log_paths
 from tombench.reports._tables import (
     ReportTable,
     by_people_and_moves,
@@ -15,6 +15,7 @@ __all__ = [
     "by_people_and_moves",
     "interesting_table",
     "load_records",
+    "log_paths",
     "per_action_set_table",
     "transfer_matrix",
 ]

@@ -36,7 +36,7 @@ def log_paths(paths: Iterable[str | Path]) -> list[Path]:
         elif p.exists():
             out.append(p)
         else:
-            raise FileNotFoundError(f"no log at {p}")
+            raise FileNotFoundError(f"no such log file or folder: {p}")
     return out
 
 

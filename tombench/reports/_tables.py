@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from tombench.reports._load import SampleRecord
 
@@ -32,6 +33,17 @@ class ReportTable:
     title: str
     columns: list[str]
     rows: list[list[str]]
+
+    def rich(self) -> Any:
+        """The table as a `rich.table.Table` (first column left-aligned, numbers right-aligned)."""
+        from rich.table import Table
+
+        table = Table(title=self.title, title_justify="left")
+        for i, c in enumerate(self.columns):
+            table.add_column(c, justify="left" if i == 0 else "right")
+        for r in self.rows:
+            table.add_row(*r)
+        return table
 
     def markdown(self) -> str:
         head = "| " + " | ".join(self.columns) + " |"

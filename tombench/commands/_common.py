@@ -1,0 +1,41 @@
+"""Option parsing shared by the commands: one place for "a model or a one-line error" and integer lists."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tombench.cli import UserError
+
+__all__ = ["resolve_model", "int_list"]
+
+
+def resolve_model(
+    name: str,
+    *,
+    max_connections: int | None = None,
+    max_retries: int | None = None,
+    role: str | None = None,
+    model_args: dict[str, Any] | None = None,
+) -> Any:
+    """An Inspect `Model` for `name`; an unknown provider, missing key or missing package is one line for the user."""
+    from inspect_ai.model import GenerateConfig, get_model
+
+    import tombench._registry  # noqa: F401  (the offline tombench/<name> models)
+
+    config = GenerateConfig(max_connections=max_connections, max_retries=max_retries)
+    try:
+        return get_model(name, role=role, config=config, **(model_args or {}))
+    except Exception as e:  # noqa: BLE001 - any provider error at construction is a user error here
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise UserError(f"cannot use model {name!r}: {first}") from None
+
+
+def int_list(value: str, name: str) -> list[int]:
+    """"2,3,4" -> [2, 3, 4], or a one-line error naming the option."""
+    try:
+        out = [int(x) for x in value.split(",") if x.strip()]
+    except ValueError:
+        raise UserError(f"--{name} must be a comma-separated list of integers, got {value!r}") from None
+    if not out or any(x < 1 for x in out):
+        raise UserError(f"--{name} needs positive integers, got {value!r}")
+    return out
