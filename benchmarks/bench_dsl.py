@@ -2,8 +2,12 @@
 
     python benchmarks/bench_dsl.py --story-type tomi --people 3 --moves 3 -n 1000 [--seed S]
     python benchmarks/bench_dsl.py --all-defaults      # the two rows the core issue asks for
+    python benchmarks/bench_dsl.py --all-defaults --workers 2   # adds a 2-process row per story type
 
 Stories use the built-in default context (names sampled per story). Prints a table; asserts nothing.
+Rates divide by CPU time: on a shared machine wall time measures the neighbours, not this code. A multi-process row
+(`--workers N`) generates the same stories (per-story seeds do not depend on who generates them), split into N
+contiguous chunks; its CPU rate is per core, its wall rate is the throughput, process start-up included.
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ from __future__ import annotations
 import argparse
 import random
 import time
+from concurrent.futures import ProcessPoolExecutor
 
 from rich.console import Console
 from rich.table import Table
@@ -18,24 +23,38 @@ from rich.table import Table
 from tombench.dsl import DEFAULT_CONTEXT, Setting, derive_seed, random_story
 
 
-def bench(story_type: str, people: int, moves: int, n: int, seed: int) -> dict[str, float]:
+def _generate(story_type: str, people: int, moves: int, start: int, stop: int, seed: int) -> tuple[int, int, float]:
+    """Stories start..stop-1 of a row, with their questions: (questions, sentences, CPU seconds)."""
     setting = Setting.make(story_type, people, moves)
     questions = 0
     sentences = 0
-    t0 = time.perf_counter()
     c0 = time.process_time()
-    for i in range(n):
+    for i in range(start, stop):
         rng = random.Random(derive_seed(seed, story_type, people, moves, i))
         s = random_story(DEFAULT_CONTEXT, setting, rng)
         if s is None:
             raise SystemExit(f"no desired story for {setting.id} with the default context")
         questions += len(s.questions(orders=(1, 2)))
         sentences += len(s)
+    return questions, sentences, time.process_time() - c0
+
+
+def bench(story_type: str, people: int, moves: int, n: int, seed: int, workers: int = 1) -> dict[str, float]:
+    t0 = time.perf_counter()
+    if workers == 1:
+        parts = [_generate(story_type, people, moves, 0, n, seed)]
+    else:
+        bounds = [n * k // workers for k in range(workers + 1)]
+        with ProcessPoolExecutor(workers) as pool:
+            futures = [pool.submit(_generate, story_type, people, moves, bounds[k], bounds[k + 1], seed)
+                       for k in range(workers)]
+            parts = [f.result() for f in futures]
     dt = time.perf_counter() - t0
-    cpu = time.process_time() - c0
-    # rates use CPU time: on a shared machine wall time measures the neighbours, not this code
+    questions = sum(p[0] for p in parts)
+    sentences = sum(p[1] for p in parts)
+    cpu = sum(p[2] for p in parts)
     return {"stories/s": n / cpu, "questions/s": questions / cpu, "q/story": questions / n,
-            "sentences/story": sentences / n, "seconds": dt, "cpu": cpu}
+            "sentences/story": sentences / n, "seconds": dt, "cpu": cpu, "wall stories/s": n / dt}
 
 
 def main() -> None:
@@ -46,19 +65,25 @@ def main() -> None:
     ap.add_argument("-n", type=int, default=1000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--all-defaults", action="store_true", help="tomi and all+asymmetric at p3 m3")
+    ap.add_argument("--workers", type=int, default=1,
+                    help="also time each row split over this many processes (a separate row)")
     args = ap.parse_args()
+    if args.workers < 1:
+        raise SystemExit("--workers must be at least 1")
     rows = [(args.story_type, args.people, args.moves)]
     if args.all_defaults:
         rows = [("tomi", 3, 3), ("all+asymmetric", 3, 3)]
     table = Table(title=f"DSL throughput (n={args.n}, seed={args.seed}, built-in default context)")
-    for col in ("story type", "p", "m", "stories/s (CPU)", "questions/s (CPU)", "questions/story", "sentences/story",
-                "CPU s", "wall s"):
+    for col in ("story type", "p", "m", "processes", "stories/s (CPU)", "questions/s (CPU)", "questions/story",
+                "sentences/story", "CPU s", "wall s", "stories/s (wall)"):
         table.add_column(col, justify="right")
     for t, p, m in rows:
-        r = bench(t, p, m, args.n, args.seed)
-        table.add_row(t, str(p), str(m), f"{r['stories/s']:,.0f}", f"{r['questions/s']:,.0f}", f"{r['q/story']:.1f}",
-                      f"{r['sentences/story']:.1f}", f"{r['cpu']:.2f}", f"{r['seconds']:.2f}")
-    Console(width=130).print(table)
+        for workers in sorted({1, args.workers}):
+            r = bench(t, p, m, args.n, args.seed, workers)
+            table.add_row(t, str(p), str(m), str(workers), f"{r['stories/s']:,.0f}", f"{r['questions/s']:,.0f}",
+                          f"{r['q/story']:.1f}", f"{r['sentences/story']:.1f}", f"{r['cpu']:.2f}",
+                          f"{r['seconds']:.2f}", f"{r['wall stories/s']:,.0f}")
+    Console(width=160).print(table)
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ from tombench.dsl.sampler import (
     candidate_tuples,
     fast_valid,
     rollout,
+    sample_action,
     setting_context,
 )
 from tombench.dsl.values import CONTAINER, ROOM, is_concrete
@@ -182,6 +183,25 @@ def test_rollout_draws_like_the_reference_sampler(story_type: str, people: int, 
         ref = _reference_rollout(Story(ctx), cond, ref_rng)
         assert fast.to_dict() == ref.to_dict()
         assert fast_rng.getstate() == ref_rng.getstate()  # same random numbers consumed
+
+
+@settings(max_examples=60, deadline=None)
+@given(programs, st.sampled_from(STORY_TYPES), st.integers(0, 2**32))
+def test_sample_action_draws_like_the_reference_sampler(program, story_type: str, seed: int) -> None:
+    """One `sample_action` call from a reachable state (the public entry point, without a rollout's cache)."""
+    fast, ref = Story(CTX), Story(CTX)
+    for a in program:
+        if fast.try_apply(a) is not None:
+            ref.apply(a)
+    allowed = Conditions.of(Setting.make(story_type, 4, 3)).aset.allowed
+    fast_rng, ref_rng = random.Random(seed), random.Random(seed)
+    fast_exhausted: set[str] = set()
+    ref_exhausted: set[str] = set()
+    for _ in range(5):
+        step = sample_action(fast, allowed, fast_rng, fast_exhausted)
+        assert (step is not None) == _reference_sample_action(ref, allowed, ref_rng, ref_exhausted)
+        assert fast.to_dict() == ref.to_dict() and fast_exhausted == ref_exhausted
+        assert fast_rng.getstate() == ref_rng.getstate()
 
 
 # ---------------------------------------------------------------------------------------------------- golden digest
