@@ -121,11 +121,22 @@ def _modifier_options(actor: str, W: Sequence[str], people: tuple[str, ...]) -> 
     Each option passes `_check_modifiers` against the same `W` by construction: the peeker is a context person who is
     neither the actor nor a witness, the distracted person is a witness other than the actor.
     """
-    ks = [k for k in people if k not in W and k != actor]
-    ds = [d for d in W if d != actor]
-    opts: list[Modifiers] = [((k,), ()) for k in ks]
-    opts += [((), (d,)) for d in ds]
-    opts += [((k,), (d,)) for k in ks for d in ds]
+    # plain loops, not five comprehensions: the lists are a few names long, and this runs for every actor/listener
+    # of every modified type drawn
+    opts: list[Modifiers] = []
+    ks = []
+    for k in people:
+        if k != actor and k not in W:
+            ks.append(k)
+            opts.append(((k,), ()))
+    ds = []
+    for d in W:
+        if d != actor:
+            ds.append(d)
+            opts.append(((), (d,)))
+    for k in ks:
+        for d in ds:
+            opts.append(((k,), (d,)))
     return opts
 
 
