@@ -99,7 +99,11 @@ def row_from_log(path: str | Path, overrides: RowOverrides | None = None) -> Res
 
     provider = spec.model.split("/", 1)[0]
     model_params = {k: v for k, v in (spec.model_args or {}).items() if v is not None}
+    # the effective decoding: the model's config, overridden by the plan's (task config merged with the CLI's),
+    # so a task that sets temperature 0 in its own GenerateConfig is reported as such
     generate_config = spec.model_generate_config.model_dump(exclude_none=True)
+    if log.plan is not None:
+        generate_config.update(log.plan.config.model_dump(exclude_none=True))
     model_revision = overrides.model_revision or model_params.get("revision") or meta.get("model_revision")
     dataset_id = meta.get("dataset_id") or spec.dataset.location or spec.dataset.name
     dataset_revision = meta.get("dataset_revision")
