@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from click.testing import CliRunner
 from inspect_ai import Task, eval
 from inspect_ai.dataset import Sample
@@ -61,3 +62,12 @@ def test_cli(tmp_path):
     assert r.exit_code == 0 and "tombench/primacy" in r.output
     r = CliRunner().invoke(main, ["report", str(tmp_path / "nope")])
     assert r.exit_code == 2 and "no such log file or folder" in r.output
+
+
+def test_plot_png(tmp_path):
+    pytest.importorskip("matplotlib", reason="the plot needs the 'plot' extra (matplotlib)")
+    logs = _log(tmp_path / "logs")
+    png = tmp_path / "fig3.png"
+    r = CliRunner().invoke(main, ["report", str(logs), "--plot", str(png)])
+    assert r.exit_code == 0, r.output
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and png.stat().st_size > 5000
