@@ -57,6 +57,7 @@ def _plot(recs, path: Path) -> None:
                 sel = [r.correct for r in recs if r.model == m and getattr(r, attr) == x]
                 ys.append(sum(sel) / len(sel))
             ax.plot(xs, ys, marker="o", label=m)
+            ax.set_xticks(xs)
         ax.set_xlabel(f"number of {attr}")
         ax.set_ylabel("accuracy")
         ax.set_ylim(0, 1)
