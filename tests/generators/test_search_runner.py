@@ -97,3 +97,15 @@ def test_baseline_methods_share_the_loop(tmp_path):
     # the default context has no chit-chat topics: no fantom story exists, nothing is spent, and the setting gives up
     # after PATIENCE searches that spent nothing
     assert fantom.spent == 0 and not fantom.found and fantom.searches == PATIENCE
+
+
+def test_call_budget_unit(tmp_path):
+    calls: list[int] = []
+    run = RunConfig(stories_per_setting=2, budget_per_story=30, seed=1,
+                    search=SearchConfig(budget=30, budget_unit="calls"))
+    (tomi,) = asyncio.run(run_searches(SETTINGS[:1], [DEFAULT_CONTEXT], reality_answerer(calls), run, tmp_path))
+    # the setting budget (60 calls) is spent in calls; a node's questions are asked together, so the last node may
+    # overshoot by at most one node's questions
+    assert 60 <= tomi.model_calls == len(calls) < 60 + 20
+    with pytest.raises(ValueError, match="Invalid budget_unit"):
+        SearchConfig(budget_unit="tokens")

@@ -47,7 +47,7 @@ async def over_generate(
     ev = Evaluator(cond, answer, config)
     max_draws = 10 * max(budget, 1) if max_draws is None else max_draws
     draws = 0
-    while ev.spent < budget and draws < max_draws:
+    while ev.used < budget and draws < max_draws:
         draws += 1
         s = random_story(context, setting, rng)
         if s is None:

@@ -89,8 +89,11 @@ class SearchConfig:
     alpha: float = 0.1
     #: lookahead rollouts per evaluated node (P)
     lookahead: int = 50
-    #: model evaluations (budget units) per search
+    #: budget per search, in `budget_unit`s
     budget: int = 50
+    #: "nodes": node evaluations (the paper's unit); "calls": prompts put to the model, for comparing methods at
+    #: equal model-call cost (a node of a short story asks fewer questions than a full random story)
+    budget_unit: Literal["nodes", "calls"] = "nodes"
     #: which questions g is the accuracy on
     g: GVariant = "acc"
     #: stories of <= 3 sentences get g = 1.0 without a model call (but spend a unit), as in the original
@@ -115,6 +118,7 @@ class SearchConfig:
             ("weights", self.weights, ("weight-goal4", "weight-goal5", "random")),
             ("check", self.check, ("strict", "substring")),
             ("mode", self.mode, ("paper", "improved")),
+            ("budget_unit", self.budget_unit, ("nodes", "calls")),
         ):
             if value not in allowed:
                 raise ValueError(f"Invalid {name} {value!r}. Must be one of: {list(allowed)}")
@@ -229,6 +233,20 @@ class Evaluator:
         self.desired: dict[int, Story] = {}
         self.spent = 0
         self.model_calls = 0
+
+    @property
+    def used(self) -> int:
+        """Budget used so far, in the configured unit."""
+        return self.model_calls if self.config.budget_unit == "calls" else self.spent
+
+    def cost(self, story: Story) -> int:
+        """What evaluating `story` would use of the budget (before any cache check)."""
+        qs, spends = self.plan(story)
+        if not spends:
+            return 0
+        if self.config.budget_unit == "nodes":
+            return 1
+        return 0 if self.config.short_story_shortcut and len(story) <= 3 else len(qs)
 
     def lookahead(self, story: Story, rng: random.Random) -> tuple[float, float]:
         """(h, avglen): h = alpha * (1 - share of P completions that are desired); 0 if S already holds."""
@@ -401,7 +419,7 @@ async def astar_search(
     restarts_without_spend = 0
     spent_at_restart = 0
     while pops < config.max_pops:
-        if config.mode == "improved" and ev.spent >= config.budget:
+        if config.mode == "improved" and ev.used >= config.budget:
             break  # nothing left to learn: every evaluated node is already in the trace
         if not heap:
             # improved mode only: the frontier ran dry with budget left (rollouts stop at S, so small settings exhaust
@@ -424,14 +442,14 @@ async def astar_search(
             break
         if cond.structural(s) or cond.never_desired(s):
             continue
-        if ev.spent >= config.budget:
+        if ev.used >= config.budget:
             continue  # drain: a goal already pushed may still be returned
         n = _branching(g)
         # (child, its cached evaluation or None); a cache hit is pushed again with its cached g and h, spends
         # nothing, and counts as one of the n evaluations (semantics §7.3: g/h are cached per story text)
         batch: list[tuple[Story, NodeEval | None]] = []
         real = 0
-        planned_spend = ev.spent
+        planned_spend = ev.used
         for c in _neighbours(s, cond, config, n, rng):
             hit = ev.cache.get(c.text)
             batch.append((c, hit))
@@ -439,7 +457,7 @@ async def astar_search(
                 real += hit.g != SENTINEL_G
             elif ev.plan(c)[1]:
                 real += 1
-                planned_spend += 1
+                planned_spend += ev.cost(c)
             if real >= n or planned_spend >= config.budget:
                 break
         fresh = iter(await ev.evaluate_many([c for c, hit in batch if hit is None], rng))

@@ -172,15 +172,17 @@ async def _run_setting(
     on_update: Callable[[SettingProgress], None],
 ) -> None:
     budget = run.setting_budget
+    calls = run.search.budget_unit == "calls"
+    used = 0  # in the search's budget unit: node evaluations, or model calls
     idle = 0
     i = 0
-    while prog.spent < budget and idle < PATIENCE:
+    while used < budget and idle < PATIENCE:
         if i in done_attempts:
             rec = done_attempts[i]
         else:
             seed = derive_seed(run.seed, setting.story_type, setting.people, setting.moves, i)
             ctx = contexts[i % len(contexts)]
-            cfg = SearchConfig(**{**asdict(run.search), "budget": min(run.budget_per_story, budget - prog.spent)})
+            cfg = SearchConfig(**{**asdict(run.search), "budget": min(run.budget_per_story, budget - used)})
             res = await _one(run.method, setting, ctx, answer, cfg, random.Random(seed))
             if res.story is not None:
                 stories.write(_story_record(res, setting, i, seed, ctx, run))
@@ -190,6 +192,7 @@ async def _run_setting(
         prog.searches += 1
         prog.spent += rec["spent"]
         prog.model_calls += rec["model_calls"]
+        used += rec["model_calls"] if calls else rec["spent"]
         if rec["found"]:
             prog.found.append(rec["g"])
         idle = idle + 1 if rec["spent"] == 0 else 0
