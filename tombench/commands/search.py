@@ -54,7 +54,9 @@ def load_contexts_option(value: str) -> tuple[list, str]:
 @click.option("--moves", default="2,3,4", show_default=True)
 @click.option("--rooms", type=int, default=None, help="Override the number of rooms (default: per action set).")
 @click.option("--stories-per-setting", default=10, show_default=True, help="Stories per setting (the paper's 10).")
-@click.option("--budget", default=50, show_default=True, help="Node evaluations per search (story).")
+@click.option("--budget", default=50, show_default=True, help="Budget per search (story), in --budget-unit.")
+@click.option("--budget-unit", type=click.Choice(["nodes", "calls"]), default="nodes", show_default=True,
+              help="Count node evaluations (the paper's unit) or model calls (what an API bills).")
 @click.option("--budget-per-setting", type=int, default=None, help="Default: stories-per-setting x budget.")
 @click.option("--method", type=click.Choice(["astar", "over-generate", "random"]), default="astar", show_default=True)
 @click.option("--mode", type=click.Choice(["paper", "improved"]), default="paper", show_default=True,
@@ -73,7 +75,8 @@ def load_contexts_option(value: str) -> tuple[list, str]:
 @click.option("--export-hf", "export_hf", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Also write the found stories as a Hugging Face dataset (save_to_disk) with a card.")
 def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric: str, people: str, moves: str,
-           rooms: int | None, stories_per_setting: int, budget: int, budget_per_setting: int | None, method: str,
+           rooms: int | None, stories_per_setting: int, budget: int, budget_unit: str, budget_per_setting: int | None,
+           method: str,
            mode: str, g_variant: str, k: int, check: str, contexts: str, seed: int, max_connections: int | None,
            parallel_settings: int, no_cache: bool, out_dir: Path, export_hf: Path | None) -> None:
     """Search adversarial stories against a model, for every setting of a grid."""
@@ -101,7 +104,8 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
             raise UserError(f"--model-arg must be KEY=VALUE, got {kv!r}")
         margs[key] = val
     try:
-        scfg = SearchConfig(k=k, budget=budget, g=g_variant, check=check, mode=mode)  # type: ignore[arg-type]
+        scfg = SearchConfig(k=k, budget=budget, g=g_variant, check=check, mode=mode,  # type: ignore[arg-type]
+                            budget_unit=budget_unit)  # type: ignore[arg-type]
     except ValueError as e:
         raise UserError(str(e)) from None
     run = RunConfig(stories_per_setting=stories_per_setting, budget_per_story=budget,
@@ -118,7 +122,8 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.fields[info]}"), TimeElapsedColumn(), console=console) as progress:
         t_settings = progress.add_task("settings", total=len(settings), info="")
-        t_nodes = progress.add_task("nodes evaluated", total=total_budget, info="")
+        t_nodes = progress.add_task("budget (model calls)" if budget_unit == "calls" else "nodes evaluated",
+                                    total=total_budget, info="")
         state: dict[str, SettingProgress] = {}
 
         def on_update(p: SettingProgress) -> None:
@@ -129,7 +134,8 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
             found = [g for x in state.values() for g in x.found]
             best = f"best accuracy {min(found):.2f}" if found else "no story yet"
             progress.update(t_settings, completed=done, info=f"{len(found)} stories found")
-            progress.update(t_nodes, completed=spent, info=f"{calls} model calls, {best}")
+            progress.update(t_nodes, completed=calls if budget_unit == "calls" else spent,
+                            info=f"{spent} nodes, {calls} model calls, {best}")
 
         try:
             results = asyncio.run(run_searches(settings, ctxs, answer, run, out_dir,

@@ -199,6 +199,7 @@ def exploretom_adversarial(
     rooms: int | None = None,
     stories_per_setting: int = 1,
     budget: int = 50,
+    budget_unit: Literal["nodes", "calls"] = "nodes",
     k: int = 3,
     alpha: float = 0.1,
     lookahead: int = 50,
@@ -218,7 +219,8 @@ def exploretom_adversarial(
         people, moves: numbers of people and important actions (a grid; comma-separated or lists).
         rooms: override the action set's number of rooms.
         stories_per_setting: searches per setting (each finds at most one story).
-        budget: node evaluations per search; k, alpha, lookahead, g, mode, short_story_shortcut: search options.
+        budget: budget per search, in `budget_unit` ("nodes": node evaluations, the paper's unit; "calls": prompts).
+        k, alpha, lookahead, g, mode, short_story_shortcut: search options (see docs/search.md).
         seed: reproducibility seed (per-search seeds derive from it).
         contexts: "bank" (built-in contexts), "default" or a contexts file.
         question_orders: ToM orders of the scored questions (0 = state tracking, 1, 2).
@@ -233,7 +235,7 @@ def exploretom_adversarial(
     orders = _as_list(question_orders, int)
     if not set(orders) <= {0, 1, 2} or not orders:
         raise ValueError(f"Invalid question_orders: {question_orders!r}. Must be a subset of [0, 1, 2]")
-    search_config = {"k": k, "alpha": alpha, "lookahead": lookahead, "budget": budget, "g": g,
+    search_config = {"k": k, "alpha": alpha, "lookahead": lookahead, "budget": budget, "budget_unit": budget_unit, "g": g,
                      "short_story_shortcut": short_story_shortcut, "mode": mode, "check": check_mode}
     SearchConfig(**search_config)  # validate early, before any model call
     return Task(
