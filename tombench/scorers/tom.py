@@ -26,6 +26,7 @@ from typing import Literal
 from inspect_ai.scorer import CORRECT, INCORRECT, Metric, Score, Scorer, Target, accuracy, scorer, stderr
 from inspect_ai.solver import TaskState
 
+from tombench._errors import OptionError
 from tombench.dsl.answers import AnswerType, Verdict, check_answer
 from tombench.scorers.breakdown import breakdown
 
@@ -42,7 +43,7 @@ TOM_DIMENSIONS: tuple[str, ...] = ("action_set", "interesting", "order", "asymme
 def validate_check(check: str) -> CheckMode:
     """The check mode, or a ValueError naming the valid ones (tasks validate early, before any model call)."""
     if check not in CHECK_MODES:
-        raise ValueError(f"Invalid check value: {check!r}. Must be one of: {list(CHECK_MODES)}")
+        raise OptionError(f"Invalid check value: {check!r}. Must be one of: {list(CHECK_MODES)}")
     return check  # type: ignore[return-value]
 
 

@@ -30,6 +30,7 @@ from inspect_ai.model import ModelOutput, get_model
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, mean, metric, scorer
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from tombench._errors import OptionError
 from tombench.dsl import ACTION_SETS, Setting, derive_seed
 from tombench.scorers.tom import tom_answer, tom_metrics, validate_check
 from tombench.tasks._samples import TOM_CONFIG, story_samples, tom_solver
@@ -55,13 +56,13 @@ def adversarial_settings(
     sets = list(ACTION_SETS) if action_sets in ("all-sets", ["all-sets"]) else _as_list(action_sets, str)
     bad = [s for s in sets if s.removesuffix("+asymmetric") not in ACTION_SETS]
     if bad:
-        raise ValueError(f"Invalid action_sets value(s): {bad}. Must be one of: {list(ACTION_SETS)} or 'all-sets'")
+        raise OptionError(f"Invalid action_sets value(s): {bad}. Must be one of: {list(ACTION_SETS)} or 'all-sets'")
     if asymmetric not in _ASYM:
-        raise ValueError(f"Invalid asymmetric value: {asymmetric!r}. Must be one of: {list(_ASYM)}")
+        raise OptionError(f"Invalid asymmetric value: {asymmetric!r}. Must be one of: {list(_ASYM)}")
     types = list(dict.fromkeys(s.removesuffix("+asymmetric") + x for s in sets for x in _ASYM[asymmetric]))
     ps, ms = _as_list(people, int), _as_list(moves, int)
     if not ps or not ms or min(ps + ms) < 1:
-        raise ValueError("people and moves must be positive integers")
+        raise OptionError("people and moves must be positive integers")
     return [Setting.make(t, p, m, rooms) for t in types for p in ps for m in ms]
 
 
@@ -234,10 +235,13 @@ def exploretom_adversarial(
     settings = adversarial_settings(action_sets, asymmetric, people, moves, rooms)
     orders = _as_list(question_orders, int)
     if not set(orders) <= {0, 1, 2} or not orders:
-        raise ValueError(f"Invalid question_orders: {question_orders!r}. Must be a subset of [0, 1, 2]")
+        raise OptionError(f"Invalid question_orders: {question_orders!r}. Must be a subset of [0, 1, 2]")
     search_config = {"k": k, "alpha": alpha, "lookahead": lookahead, "budget": budget, "budget_unit": budget_unit, "g": g,
                      "short_story_shortcut": short_story_shortcut, "mode": mode, "check": check_mode}
-    SearchConfig(**search_config)  # validate early, before any model call
+    try:
+        SearchConfig(**search_config)  # validate early, before any model call
+    except ValueError as e:
+        raise OptionError(str(e)) from None
     return Task(
         dataset=SampleSource.from_samples(search_samples(settings, stories_per_setting, seed)),
         solver=adversarial_solver(search_config, contexts, tuple(orders)),

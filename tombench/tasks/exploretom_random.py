@@ -24,6 +24,7 @@ from collections.abc import Sequence
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
+from tombench._errors import OptionError
 from tombench.scorers.tom import CheckMode, tom_answer, validate_check
 from tombench.tasks._samples import HEADLINE, TOM_CONFIG, story_samples, tom_solver
 
@@ -50,7 +51,7 @@ def _ints(name: str, value: object, default: Sequence[int]) -> list[int]:
     try:
         return [int(v) for v in items]
     except (TypeError, ValueError):
-        raise ValueError(f"Invalid {name} value(s): {items}. Must be integers, e.g. -T {name}=2,3") from None
+        raise OptionError(f"Invalid {name} value(s): {items}. Must be integers, e.g. -T {name}=2,3") from None
 
 
 def _contexts(contexts: str) -> list:
@@ -63,7 +64,7 @@ def _contexts(contexts: str) -> list:
         return [DEFAULT_CONTEXT]
     loaded = load_contexts(contexts)
     if not loaded:
-        raise ValueError(f"no contexts in {contexts!r}")
+        raise OptionError(f"no contexts in {contexts!r}")
     return loaded
 
 
@@ -137,7 +138,6 @@ def exploretom_random(
         check: answer test, `strict` (default) or `substring` (the original `expected in response.lower()`).
         cache: use Inspect's response cache for model calls.
     """
-    from inspect_ai._util.error import PrerequisiteError  # Inspect prints it as one line, without a traceback
 
     from tombench.dsl import STORY_TYPES
     from tombench.dsl.context import ContextError
@@ -146,18 +146,18 @@ def exploretom_random(
     types = _as_list(story_types) or list(STORY_TYPES)
     bad = [t for t in types if t not in STORY_TYPES]
     if bad:
-        raise ValueError(f"Invalid story_types value(s): {bad}. Must be among: {list(STORY_TYPES)}")
+        raise OptionError(f"Invalid story_types value(s): {bad}. Must be among: {list(STORY_TYPES)}")
     people_ = _ints("people", people, (2, 3, 4))
     moves_ = _ints("moves", moves, (2, 3, 4))
     orders = _ints("question_orders", question_orders, (0, 1, 2))
     if not set(orders) <= {0, 1, 2}:
-        raise ValueError(f"Invalid question_orders value(s): {orders}. Must be among: [0, 1, 2]")
+        raise OptionError(f"Invalid question_orders value(s): {orders}. Must be among: [0, 1, 2]")
     if stories_per_setting < 1:
-        raise ValueError(f"stories_per_setting must be at least 1, got {stories_per_setting}")
+        raise OptionError(f"stories_per_setting must be at least 1, got {stories_per_setting}")
     try:
         ctxs = _contexts(contexts)
     except ContextError as e:
-        raise PrerequisiteError(f"exploretom_random contexts: {e}") from None
+        raise OptionError(f"exploretom_random contexts: {e}") from None
 
     samples, skipped = random_samples(
         story_types=types,
@@ -170,7 +170,7 @@ def exploretom_random(
         orders=orders,
     )
     if not samples:
-        raise PrerequisiteError(
+        raise OptionError(
             f"exploretom_random: no story could be drawn for any setting with contexts={contexts!r}; "
             "try -T contexts=bank"
         )

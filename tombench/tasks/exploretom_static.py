@@ -35,6 +35,7 @@ from typing import Any, Literal
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
+from tombench._errors import OptionError
 from tombench.dsl.answers import AnswerType, normalise
 from tombench.scorers.tom import CheckMode, tom_answer, validate_check
 from tombench.tasks._samples import HEADLINE, TOM_CONFIG, question_candidates, story_metadata, tom_sample, tom_solver
@@ -353,16 +354,15 @@ def exploretom_static(
         question_orders: keep only these ToM orders (0 = memory, 1, 2).
         cache: use Inspect's response cache for model calls.
     """
-    from inspect_ai._util.error import PrerequisiteError  # Inspect prints it as one line, without a traceback
 
     mode = validate_check(check)
     if text not in ("structure", "infilled"):
-        raise ValueError(f"Invalid text value: {text!r}. Must be one of: ['structure', 'infilled']")
+        raise OptionError(f"Invalid text value: {text!r}. Must be one of: ['structure', 'infilled']")
     try:
         rows, provenance = load_rows(data, revision)
         _check_columns(rows, provenance["data"])
     except DataError as e:
-        raise PrerequisiteError(f"exploretom_static: {e}") from None
+        raise OptionError(f"exploretom_static: {e}") from None
 
     structures = StructureCache()
     samples = [
@@ -376,7 +376,7 @@ def exploretom_static(
         wanted = {int(o) for o in orders}
         samples = [s for s in samples if s.metadata and s.metadata["order"] in wanted]
     if not samples:
-        raise PrerequisiteError(f"exploretom_static: no rows left in {provenance['data']} after filtering")
+        raise OptionError(f"exploretom_static: no rows left in {provenance['data']} after filtering")
     md = [s.metadata or {} for s in samples]
     return Task(
         dataset=MemoryDataset(samples, name="exploretom_static", location=provenance["data"]),

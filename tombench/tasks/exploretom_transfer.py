@@ -20,6 +20,7 @@ from typing import Any, Literal
 
 from inspect_ai import Task, task
 
+from tombench._errors import OptionError
 from tombench.dsl import Setting, Story
 from tombench.scorers.tom import tom_answer, validate_check
 from tombench.tasks._samples import TOM_CONFIG, story_samples, tom_solver
@@ -78,17 +79,15 @@ def load_found_stories(stories: str, revision: str | None = None) -> list[FoundS
     if path.is_dir() and (path / "stories.jsonl").exists():
         return load_found_stories(str(path / "stories.jsonl"))
     if path.exists():
-        raise ValueError(f"{stories}: expected a stories.jsonl, an Inspect log, or a folder written by --export-hf")
+        raise OptionError(f"{stories}: expected a stories.jsonl, an Inspect log, or a folder written by --export-hf")
     if "/" not in stories:
-        raise ValueError(f"{stories}: no such file, and not a Hub dataset id (ORG/NAME)")
+        raise OptionError(f"{stories}: no such file, and not a Hub dataset id (ORG/NAME)")
     try:
         from datasets import load_dataset
 
         ds = load_dataset(stories, revision=revision, split="train")
     except Exception as e:  # offline, no such repo: one actionable line
-        from inspect_ai._util.error import PrerequisiteError
-
-        raise PrerequisiteError(f"cannot load Hub dataset {stories!r} (revision {revision!r}): "
+        raise OptionError(f"cannot load Hub dataset {stories!r} (revision {revision!r}): "
                                 f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
     return _from_records(iter(ds), stories)
 
@@ -110,14 +109,14 @@ def exploretom_transfer(
         check: answer matching, "strict" or the original "substring".
     """
     if not stories:
-        raise ValueError("exploretom_transfer needs -T stories=PATH (a tombench search output, an --export-hf "
+        raise OptionError("exploretom_transfer needs -T stories=PATH (a tombench search output, an --export-hf "
                          "folder, a live-task log, or a Hub dataset id)")
     mode = validate_check(check)
     orders = [int(x) for x in str(question_orders).strip("[]").split(",") if x.strip()] \
         if not isinstance(question_orders, list) else [int(x) for x in question_orders]
     found = load_found_stories(stories, revision)
     if not found:
-        raise ValueError(f"no found stories in {stories}")
+        raise OptionError(f"no found stories in {stories}")
     samples = []
     for f in found:
         samples += story_samples(f["story"], story_id=f["id"], setting=f["setting"], orders=orders,

@@ -22,11 +22,11 @@ from __future__ import annotations
 from typing import Any
 
 from inspect_ai import Task, task
-from inspect_ai._util.error import PrerequisiteError  # Inspect prints it as one line, without a traceback
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageAssistant, ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
+from tombench._errors import OptionError
 from tombench.generators.persuasion.agents import Persuadee, Persuader
 from tombench.generators.persuasion.data import LoadedRecords, PersuasionDataError, load_records
 from tombench.generators.persuasion.dialogue import run_dialogue
@@ -80,7 +80,7 @@ def _load(dataset: str | None, revision: str, data_file: str | None) -> LoadedRe
     try:
         return load_records(dataset, revision=revision, data_file=data_file)
     except PersuasionDataError as e:
-        raise PrerequisiteError(f"persuasion data: {e}") from None
+        raise OptionError(f"persuasion data: {e}") from None
 
 
 @task

@@ -22,6 +22,8 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.solver import Generate, Solver, TaskState, multiple_choice, solver
 
+from tombench._errors import OptionError
+
 __all__ = ["tomsynth", "record_to_sample", "rl_prompt", "RL_TEMPLATE", "load_records"]
 
 TASK_VERSION = "1.0.0"
@@ -96,19 +98,19 @@ def load_records(data: str, *, split: str = "train", revision: str | None = None
 
         files = sorted(path.glob(f"data/{split}-*.parquet")) or sorted(path.glob(f"**/{split}*.parquet"))
         if not files:
-            raise ValueError(f"no {split} parquet files in {str(path)!r} (expected data/{split}-*.parquet)")
+            raise OptionError(f"no {split} parquet files in {str(path)!r} (expected data/{split}-*.parquet)")
         return [row for f in files for row in pq.read_table(f).to_pylist()], {"data": str(path)}
     import datasets
 
     if data.endswith((".jsonl", ".json")) or "/" not in data or data.startswith((".", "/")):
-        raise ValueError(f"ToM-Synth data {data!r} not found: give an existing .jsonl file, folder, or Hub dataset id")
+        raise OptionError(f"ToM-Synth data {data!r} not found: give an existing .jsonl file, folder, or Hub dataset id")
     try:
         from huggingface_hub import HfApi
 
         sha = HfApi().dataset_info(data, revision=revision).sha
         ds = datasets.load_dataset(data, split=split, revision=sha)
     except Exception as e:  # noqa: BLE001 - network/auth/404 all end in the same one-line advice
-        raise ValueError(
+        raise OptionError(
             f"could not load Hub dataset {data!r} (revision {revision or 'main'}): {type(e).__name__}; check the id, "
             "your network and HF_TOKEN, or pass a local file with -T data=FILE"
         ) from None
@@ -128,7 +130,7 @@ def _filter(records: list[dict], key: str, wanted: str | list[str] | None, valid
     lower = {v.lower(): v for v in valid}
     bad = [v for v in values if v.lower() not in lower]
     if bad:
-        raise ValueError(f"Invalid {key} value(s): {bad}. Must be one of: {valid}")
+        raise OptionError(f"Invalid {key} value(s): {bad}. Must be one of: {valid}")
     keep = {lower[v.lower()] for v in values}
     return [r for r in records if r[key] in keep]
 
@@ -161,9 +163,9 @@ def tomsynth(
     from tombench.scorers.tomsynth import tomsynth_choice, tomsynth_rl
 
     if not data:
-        raise ValueError("ToM-Synth needs data: -T data=FILE.jsonl | FOLDER | org/dataset")
+        raise OptionError("ToM-Synth needs data: -T data=FILE.jsonl | FOLDER | org/dataset")
     if answer_format not in ("letter", "think"):
-        raise ValueError(f"Invalid answer_format value(s): {answer_format!r}. Must be one of: ['letter', 'think']")
+        raise OptionError(f"Invalid answer_format value(s): {answer_format!r}. Must be one of: ['letter', 'think']")
     records, provenance = load_records(data, split=split, revision=revision)
     records = _filter(records, "dimension", dimension, list(dict.fromkeys(m.dimension for m in U.mental_states())))
     records = _filter(records, "sub_dimension", sub_dimension, [m.sub_dimension for m in U.mental_states()])
@@ -180,7 +182,7 @@ def tomsynth(
             seen[unit] = n + 1
         records = kept
     if not records:
-        raise ValueError(f"no ToM-Synth items left in {data!r} after filtering")
+        raise OptionError(f"no ToM-Synth items left in {data!r} after filtering")
 
     dataset = MemoryDataset([record_to_sample(r) for r in records], name="tomsynth", location=str(data))
     if answer_format == "think":
