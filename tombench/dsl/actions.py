@@ -44,34 +44,32 @@ class Fact:
 Topic = str | Fact  # an abstract chit-chat topic, or a location fact
 
 
+class _Unmodified:
+    """Actions that take no modifier (semantics §3): no peekers, nobody distracted."""
+
+    __slots__ = ()
+
+    @property
+    def peekers(self) -> tuple[str, ...]:
+        return ()
+
+    @property
+    def distracted(self) -> tuple[str, ...]:
+        return ()
+
+
 @dataclass(frozen=True, slots=True)
-class EnterRoom:
+class EnterRoom(_Unmodified):
     actor: str
     room: str
     type = "enter_room"
 
-    @property
-    def peekers(self) -> tuple[str, ...]:
-        return ()
-
-    @property
-    def distracted(self) -> tuple[str, ...]:
-        return ()
-
 
 @dataclass(frozen=True, slots=True)
-class LeaveRoom:
+class LeaveRoom(_Unmodified):
     actor: str
     room: str
     type = "leave_room"
-
-    @property
-    def peekers(self) -> tuple[str, ...]:
-        return ()
-
-    @property
-    def distracted(self) -> tuple[str, ...]:
-        return ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,19 +93,11 @@ class UpdateObjectState:
 
 
 @dataclass(frozen=True, slots=True)
-class MoveObjectRoom:
+class MoveObjectRoom(_Unmodified):
     actor: str
     object: str
     room: str
     type = "move_object_room"
-
-    @property
-    def peekers(self) -> tuple[str, ...]:
-        return ()
-
-    @property
-    def distracted(self) -> tuple[str, ...]:
-        return ()
 
 
 @dataclass(frozen=True, slots=True)
