@@ -129,3 +129,13 @@ def test_every_bank_context_round_trips():
         for story_type in ("tomi+object-state+asymmetric", "all+asymmetric"):
             s = random_story(ctx, Setting.make(story_type, 3, 3), rng)
             assert parse_structure(s.text, ctx).text == s.text, ctx.id
+
+
+def test_accented_names():
+    text = ("Élise entered the kitchen. Zoë entered the kitchen. Élise moved the apple to the box, which is also "
+            "located in the kitchen. Zoë left the kitchen. Élise moved the apple to the basket, which is also located "
+            "in the kitchen.")
+    s = parse_structure(text)
+    assert s.people == ["Élise", "Zoë"]
+    answers = {q.text: q.answer for q in s.questions(orders=(1,))}
+    assert answers["In which container will Zoë search for the apple?"] == "box"

@@ -87,7 +87,7 @@ class Context:
                 if label != "people" and normalise_noun(n) != n:
                     raise ContextError(f"{label} must be lower-case without a leading article: {n!r}")
         for p in self.people:
-            if not re.fullmatch(r"[A-Z][A-Za-z'\-]*", p):
+            if not (p[:1].isupper() and re.fullmatch(r"[^\W\d_][\w'\-]*", p)):
                 raise ContextError(f"person names must be single capitalised words, got {p!r}")
         nouns = set(self.rooms) | set(self.objects) | set(self.containers)
         if len(nouns) != len(self.rooms) + len(self.objects) + len(self.containers):

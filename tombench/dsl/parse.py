@@ -39,7 +39,9 @@ class StoryParseError(ValueError):
         self.index = index
 
 
-_NAME = r"([A-Z][\w'\-]*)"
+#: a capital letter (Latin-1 accented capitals too: "Élise"), then word characters, apostrophes or hyphens
+_UPPER = "A-ZÀ-ÖØ-Þ"
+_NAME = rf"([{_UPPER}][\w'\-]*)"
 _PHRASE = r"(.+?)"
 _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("enter", re.compile(rf"^{_NAME} entered the {_PHRASE}\.$")),
@@ -66,7 +68,7 @@ _BOTH = re.compile(
     + re.escape(DISTRACTED_CLAUSE.format(D="")[1:])
     + r"\.$"
 )
-_SPLIT = re.compile(r"(?<=\.)\s+(?=[A-Z])")
+_SPLIT = re.compile(rf"(?<=\.)\s+(?=[{_UPPER}])")
 
 
 def split_sentences(text: str) -> list[str]:
@@ -113,7 +115,7 @@ def _state_change_patterns(ctx: Context | None) -> list[tuple[re.Pattern[str], S
     out = []
     for sc in ctx.state_changes:
         # named groups: a template may name the object before the person
-        pat = (re.escape(sc.text).replace(re.escape("{person}"), r"(?P<person>[A-Z][\w'\-]*)", 1)
+        pat = (re.escape(sc.text).replace(re.escape("{person}"), rf"(?P<person>[{_UPPER}][\w'\-]*)", 1)
                .replace(re.escape("{object}"), r"(?P<object>.+?)", 1))
         out.append((re.compile("^" + pat + "$"), sc))
     return out
