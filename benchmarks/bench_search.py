@@ -30,7 +30,13 @@ from tombench.generators.contexts import load_context_bank
 from tombench.generators.search import SearchConfig
 from tombench.generators.search_runner import RunConfig, read_jsonl, run_searches
 
-METHODS = (("over-generate", "paper"), ("astar", "paper"), ("astar", "improved"))
+#: (label, method, A* mode, improved scope)
+METHODS = {
+    "over-generate": ("over-generate", "paper", "setting"),
+    "A* paper": ("astar", "paper", "setting"),
+    "A* improved/story": ("astar", "improved", "story"),
+    "A* improved": ("astar", "improved", "setting"),
+}
 
 
 def baseline_answerer(name: str, latency: float = 0.0, connections: int = 16):
@@ -57,9 +63,11 @@ def sample_settings(n: int, seed: int):
     return random.Random(seed).sample(grid, n)
 
 
-def run_one(target, settings, contexts, method, mode, stories, budget, seed, parallel, unit="calls"):
+def run_one(target, settings, contexts, method, mode, stories, budget, seed, parallel, unit="calls", scope="setting",
+            width=4):
     run = RunConfig(stories_per_setting=stories, budget_per_story=budget, seed=seed, method=method,
-                    search=SearchConfig(budget=budget, mode=mode, budget_unit=unit))
+                    search=SearchConfig(budget=budget, mode=mode, budget_unit=unit), improved_scope=scope,
+                    expand_width=width)
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
         progress = asyncio.run(run_searches(settings, contexts, target, run, Path(tmp), parallel_settings=parallel))
@@ -78,6 +86,8 @@ def run_one(target, settings, contexts, method, mode, stories, budget, seed, par
         accs += [r["g"] for r in best] + [1.0] * (stories - len(best))
         lengths += [sum(len(x) for x in r["story"]["sentences"]) for r in best]
     return {
+        "found_in": {s.id for s in settings if by_setting.get(s.id)},
+        "filled_in": {s.id for s in settings if len(by_setting.get(s.id, [])) >= stories},
         "acc": statistics.mean(accs),
         "stories": sum(len(v[:stories]) for v in by_setting.values()),
         "fill": filled / len(settings),
@@ -99,10 +109,18 @@ def main() -> None:
     ap.add_argument("--model", action="append", default=[], help="an Inspect model as an extra target (repeatable)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--parallel-settings", type=int, default=12)
+    ap.add_argument("--methods", default="over-generate,A* paper,A* improved",
+                    help=f"comma-separated rows, from: {', '.join(METHODS)}")
+    ap.add_argument("--width", type=int, default=4, help="improved A*: nodes expanded per round (expand_width)")
+    ap.add_argument("--no-latency", action="store_true", help="skip the wall-time table")
     ap.add_argument("--latency-only", action="store_true")
     ap.add_argument("--latency", type=float, default=0.2)
     ap.add_argument("--connections", type=int, default=16)
     args = ap.parse_args()
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    bad = [m for m in methods if m not in METHODS]
+    if bad:
+        ap.error(f"unknown method(s) {bad}; choose from {list(METHODS)}")
     console = Console(width=140)
     settings = sample_settings(args.settings, args.seed)
     contexts = load_context_bank()
@@ -117,29 +135,43 @@ def main() -> None:
         table = Table(title=f"Search vs over-generation at equal budget: {args.settings} settings x {args.stories} "
                             f"stories x {args.budget} {args.budget_unit} (seed {args.seed}); accuracy of each "
                             "setting's hardest stories, a missing story counting as 1.0")
-        for col in ("target", "method", "mean acc (lower=harder)", "stories", "settings filled", "mean length",
-                    "model calls", "nodes", "wall s"):
+        for col in ("target", "method", "mean acc (lower=harder)", "gain vs over-gen (points)", "stories",
+                    "settings filled", "filled (feasible)", "mean length", "model calls", "nodes", "wall s"):
             table.add_column(col, justify="right")
         for name, target in targets:
-            for method, mode in METHODS:
-                r = run_one(target, settings, contexts, method, mode, args.stories, args.budget, args.seed,
-                            args.parallel_settings, args.budget_unit)
-                label = method if method != "astar" else f"A* {mode}"
-                table.add_row(name, label, f"{r['acc']:.3f}", str(r["stories"]), f"{r['fill']:.0%}",
+            rows = {}
+            for label in methods:
+                method, mode, scope = METHODS[label]
+                rows[label] = run_one(target, settings, contexts, method, mode, args.stories, args.budget, args.seed,
+                                      args.parallel_settings, args.budget_unit, scope, args.width)
+            # feasible: settings where some method found at least one adversarial story for this target (a setting
+            # whose questions all have a single candidate answer has no goal at all: not a search failure)
+            feasible = set().union(*(r["found_in"] for r in rows.values()))
+            ref = rows.get("over-generate")
+            for label, r in rows.items():
+                gain = "–" if ref is None else f"{100 * (ref['acc'] - r['acc']):+.1f}"
+                fill_f = f"{len(r['filled_in'] & feasible) / len(feasible):.0%}" if feasible else "–"
+                table.add_row(name, label, f"{r['acc']:.3f}", gain, str(r["stories"]), f"{r['fill']:.0%}", fill_f,
                               f"{r['length']:.1f}", str(r["calls"]), str(r["nodes"]), f"{r['wall']:.1f}")
+            infeasible = [s.id for s in settings if s.id not in feasible]
+            if infeasible:
+                console.print(f"{name}: no method found any adversarial story in {', '.join(infeasible)}")
         console.print(table)
 
+    if args.no_latency:
+        return
     # wall time against a slow model: is the search keeping the connections busy?
     table = Table(title=f"Wall time with {args.latency}s injected latency and {args.connections} connections "
                         "(bound = calls x latency / connections)")
     for col in ("method", "model calls", "wall s", "bound s", "wall / bound"):
         table.add_column(col, justify="right")
     target = baseline_answerer("recency", args.latency, args.connections)
-    for method, mode in (("astar", "improved"), ("over-generate", "paper")):
+    for label in [m for m in ("A* improved", "over-generate") if m in methods]:
+        method, mode, scope = METHODS[label]
         r = run_one(target, settings, contexts, method, mode, args.stories, args.budget, args.seed,
-                    args.parallel_settings, args.budget_unit)
+                    args.parallel_settings, args.budget_unit, scope, args.width)
         bound = r["calls"] * args.latency / args.connections
-        table.add_row(f"{method} {mode if method == 'astar' else ''}", str(r["calls"]), f"{r['wall']:.1f}",
+        table.add_row(label, str(r["calls"]), f"{r['wall']:.1f}",
                       f"{bound:.1f}", f"{r['wall'] / bound:.2f}" if bound else "–")
     console.print(table)
 

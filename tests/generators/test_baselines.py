@@ -7,7 +7,7 @@ import json
 import random
 
 from tests.generators.test_search import ROOMS, TOMI, Target
-from tombench.dsl import DEFAULT_CONTEXT, Conditions
+from tombench.dsl import DEFAULT_CONTEXT, Conditions, Prompt, Setting
 from tombench.generators.baselines import over_generate, random_baseline
 from tombench.generators.search import SearchConfig
 
@@ -42,3 +42,37 @@ def test_random_baseline_spends_one_unit() -> None:
     assert r.method == "random" and r.story is not None
     assert r.nodes_evaluated == 1 and len(r.trace) == 1 and t.calls == 1
     assert r.g == sum(q["correct"] for q in r.questions) / len(r.questions)
+
+
+def test_over_generate_evaluates_its_planned_draws_in_one_batch() -> None:
+    calls: list[int] = []
+
+    async def answer(prompts: list[Prompt]) -> list[str]:
+        calls.append(len(prompts))
+        await asyncio.sleep(0)
+        return ["none"] * len(prompts)
+
+    gate: list[int] = []
+
+    async def counting(prompts: list[Prompt]) -> list[str]:
+        gate.append(1)
+        try:
+            await asyncio.sleep(0.01)
+            # all stories of the batch are in flight together, not one after another
+            return await answer(prompts)
+        finally:
+            gate.pop()
+
+    peak = 0
+
+    async def watch(prompts: list[Prompt]) -> list[str]:
+        nonlocal peak
+        peak = max(peak, len(gate) + 1)
+        return await counting(prompts)
+
+    cfg = SearchConfig(budget_unit="calls")
+    r = asyncio.run(over_generate(Setting.make("tomi", 2, 2), DEFAULT_CONTEXT, watch, 20, random.Random(0), cfg))
+    assert peak == sum(1 for n in r.trace if n.spent and not n.shortcut) > 1
+    # the planned spend stops once it reaches the budget: the last story overshoots by less than its own questions
+    last = len(r.trace[-1].questions)
+    assert 20 <= r.model_calls == sum(calls) < 20 + last

@@ -186,3 +186,28 @@ def test_second_order_variant_asks_only_second_order_questions() -> None:
     asked = [q for n in r.trace for q in n.questions]
     assert asked and all(q["order"] == 2 for q in asked)
     check_accounting(r, t, 8)
+
+
+def test_improved_mode_ranks_every_distinct_goal_hardest_first() -> None:
+    r = run(ROOMS, Target("reality"), seed=2, mode="improved", budget=30)
+    assert r.goals and r.goals[0][1] is r.node and r.goals[0][0] is r.story
+    keys = [(n.g, -n.num_interesting, n.index) for _, n in r.goals]
+    assert keys == sorted(keys) and all(n.is_goal for _, n in r.goals)
+    assert len({s.text for s, _ in r.goals}) == len(r.goals) == sum(n.is_goal for n in r.trace)
+    assert r.to_dict()["goals"] == [n.index for _, n in r.goals]
+    paper = run(ROOMS, Target("reality"), seed=2)
+    assert [n for _, n in paper.goals] == ([paper.node] if paper.node else [])
+
+
+@pytest.mark.parametrize("width", [2, 4])
+def test_wide_rounds_are_deterministic_and_spend_the_exact_budget(width: int) -> None:
+    t = Target("reality")
+    a = run(TOMI, t, seed=3, mode="improved", budget=12, expand_width=width)
+    check_accounting(a, t, 12)
+    assert a.nodes_evaluated == 12
+    b = run(TOMI, Target("reality"), seed=3, mode="improved", budget=12, expand_width=width)
+    assert a.to_dict() == b.to_dict()
+    # paper mode ignores the width: it is exactly §7.4
+    assert run(TOMI, Target("reality"), expand_width=width).to_dict() == run(TOMI, Target("reality")).to_dict()
+    with pytest.raises(ValueError, match="expand_width"):
+        SearchConfig(expand_width=0)

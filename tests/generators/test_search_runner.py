@@ -109,3 +109,49 @@ def test_call_budget_unit(tmp_path):
     assert 60 <= tomi.model_calls == len(calls) < 60 + 20
     with pytest.raises(ValueError, match="Invalid budget_unit"):
         SearchConfig(budget_unit="tokens")
+
+
+def _improved(tmp, answer, **kw):
+    run = RunConfig(stories_per_setting=3, budget_per_story=20, seed=5, model="fake",
+                    search=SearchConfig(budget=20, mode="improved"), **kw)
+    return asyncio.run(run_searches(SETTINGS[:1], [DEFAULT_CONTEXT], answer, run, tmp, parallel_settings=1))
+
+
+def test_improved_setting_scope_fills_every_slot_from_one_search(tmp_path):
+    (p,) = _improved(tmp_path, reality_answerer([]))
+    attempts = read_jsonl(tmp_path / "attempts.jsonl")
+    stories = read_jsonl(tmp_path / "stories.jsonl")
+    # one search spends the whole setting budget (3 x 20) and writes its 3 hardest distinct goals
+    assert len(attempts) == 1 and attempts[0]["spent"] == 60 == p.spent
+    assert [r["id"] for r in stories] == ["tomi|p2|m2|r1|0", "tomi|p2|m2|r1|0-1", "tomi|p2|m2|r1|0-2"]
+    assert [r["rank"] for r in stories] == [0, 1, 2] and all(r["of"] == 3 for r in stories)
+    gs = [r["g"] for r in stories]
+    assert gs == sorted(gs) and max(gs) < 1 and sorted(p.found) == gs
+    assert len({r["text"] for r in stories}) == 3
+    assert stories[0]["search"]["trace"] and not stories[1]["search"]["trace"]
+    assert json.loads((tmp_path / "run.json").read_text())["improved_scope"] == "setting"
+    story = _improved(tmp_path / "story", reality_answerer([]), improved_scope="story")
+    assert story[0].searches == 3
+
+
+def test_improved_setting_scope_resumes_a_partly_written_attempt(tmp_path):
+    ref_dir, crash_dir = tmp_path / "ref", tmp_path / "crash"
+    _improved(ref_dir, reality_answerer([]))
+    ref = read_jsonl(ref_dir / "stories.jsonl")
+    # a kill after the first story line: no attempt line, so the attempt runs again and writes only the rest
+    crash_dir.mkdir()
+    (crash_dir / "run.json").write_text((ref_dir / "run.json").read_text())
+    with open(crash_dir / "stories.jsonl", "w") as f:
+        f.write(json.dumps(ref[0]) + "\n")
+    _improved(crash_dir, reality_answerer([]))
+    assert read_jsonl(crash_dir / "stories.jsonl") == ref
+    # every line of the attempt there but its attempt line lost: counted as done, nothing asked again
+    calls: list[int] = []
+    (crash_dir / "attempts.jsonl").unlink()
+    (p,) = _improved(crash_dir, reality_answerer(calls))
+    assert calls == [] and p.spent == 60 and sorted(p.found) == [r["g"] for r in ref]
+
+
+def test_run_json_of_other_methods_has_no_improved_fields():
+    d = RunConfig().to_dict()
+    assert "improved_scope" not in d and "expand_width" not in d and "expand_width" not in d["search"]

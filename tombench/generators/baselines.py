@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import random
 
-from tombench.dsl import Conditions, Context, Setting, random_story
+from tombench.dsl import Conditions, Context, Setting, Story, random_story
 from tombench.generators.search import Answerer, Evaluator, NodeEval, SearchConfig, SearchResult
 
 __all__ = ["over_generate", "random_baseline"]
@@ -36,25 +36,34 @@ async def over_generate(
     *,
     max_draws: int | None = None,
 ) -> SearchResult:
-    """Draw desired random stories until `budget` units are spent; return the lowest-accuracy one.
+    """Draw desired random stories until `budget` units are planned; evaluate them all at once; keep the hardest.
 
-    Stories are evaluated one at a time in draw order, so the budget is never overspent. `max_draws` (default
-    10 x budget) bounds the draws when repeats and empty question sets spend nothing. `config` supplies the g
-    variant, the check mode and the lookahead used for the recorded h; its `budget` is ignored.
+    The cost of a story (its question count, or one node) is known before the model is asked, so the draws are
+    planned first, exactly as a one-at-a-time loop would make them (stop once the planned spend reaches `budget`;
+    the last story may overshoot by its own cost, as a node of the search does), and then evaluated concurrently:
+    a slow model gets every prompt of the batch at once instead of one story's prompts at a time. `max_draws`
+    (default 10 x budget) bounds the draws when repeats and empty question sets spend nothing. `config` supplies
+    the g variant, the check mode and the lookahead used for the recorded h; its `budget` is ignored.
     """
     config = config or SearchConfig()
     cond = Conditions.of(setting)
     ev = Evaluator(cond, answer, config)
     max_draws = 10 * max(budget, 1) if max_draws is None else max_draws
     draws = 0
-    while ev.used < budget and draws < max_draws:
+    planned = ev.used
+    batch: list[Story] = []
+    seen: set[str] = set()
+    while planned < budget and draws < max_draws:
         draws += 1
         s = random_story(context, setting, rng)
         if s is None:
             break
-        if s.text in ev.cache:
+        if s.text in seen:
             continue
-        await ev.evaluate_many([s], rng)
+        seen.add(s.text)
+        batch.append(s)
+        planned += ev.cost(s)
+    await ev.evaluate_many(batch, rng)
     best = _pick_hardest(ev.trace)
     return SearchResult(
         method="over-generate",

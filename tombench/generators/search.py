@@ -105,12 +105,18 @@ class SearchConfig:
     #: how answers are judged (semantics §5.6)
     check: Literal["strict", "substring"] = "strict"
     mode: SearchMode = "paper"
+    #: improved mode only: nodes expanded per round, their children evaluated together. 1 is the paper's loop; more
+    #: keeps a slow model's connections busy (a round asks up to width x 2n nodes' questions at once) at the price
+    #: of a less greedy frontier order; deterministic either way
+    expand_width: int = 1
 
     def __post_init__(self) -> None:
         if self.k < 1:
             raise ValueError(f"k must be >= 1, got {self.k}")
         if self.budget < 0:
             raise ValueError(f"budget must be >= 0, got {self.budget}")
+        if self.expand_width < 1:
+            raise ValueError(f"expand_width must be >= 1, got {self.expand_width}")
         if self.lookahead < 1:
             raise ValueError(f"lookahead must be >= 1, got {self.lookahead}")
         for name, value, allowed in (
@@ -173,6 +179,9 @@ class SearchResult:
     model_calls: int
     pops: int = 0
     trace: list[NodeEval] = field(default_factory=list)
+    #: every distinct goal evaluated, hardest first (improved mode; paper mode: the returned goal), so one search
+    #: spending a whole setting's budget can fill several story slots
+    goals: list[tuple[Story, NodeEval]] = field(default_factory=list)
 
     @property
     def g(self) -> float | None:
@@ -206,6 +215,7 @@ class SearchResult:
             "model_calls": self.model_calls,
             "pops": self.pops,
             "trace": [n.to_dict() for n in self.trace],
+            "goals": [n.index for _, n in self.goals],
         }
 
 
@@ -383,12 +393,14 @@ def _neighbours(story: Story, cond: Conditions, config: SearchConfig, n: int, rn
     return _weighted_order(children, weights, rng, 2 * n)
 
 
-def _hardest(trace: list[NodeEval]) -> NodeEval | None:
-    """The improved mode's pick: the goal with the lowest g, then the most interesting questions, then the earliest."""
-    goals = [x for x in trace if x.is_goal]
-    if not goals:
-        return None
-    return min(goals, key=lambda x: (x.g, -x.num_interesting, x.index))
+def _hardness(x: NodeEval) -> tuple[float, int, int]:
+    """Sort key, hardest first: the lowest g, then the most interesting questions, then the earliest."""
+    return (x.g, -x.num_interesting, x.index)
+
+
+def _ranked_goals(trace: list[NodeEval]) -> list[NodeEval]:
+    """Every goal of the trace, hardest first (trace entries are distinct story texts: g and h are cached by text)."""
+    return sorted((x for x in trace if x.is_goal), key=_hardness)
 
 
 async def astar_search(
@@ -418,6 +430,7 @@ async def astar_search(
     found: NodeEval | None = None
     restarts_without_spend = 0
     spent_at_restart = 0
+    width = config.expand_width if config.mode == "improved" else 1
     while pops < config.max_pops:
         if config.mode == "improved" and ev.used >= config.budget:
             break  # nothing left to learn: every evaluated node is already in the trace
@@ -434,40 +447,58 @@ async def astar_search(
             stories[counter] = Story(ctx)
             heap.append((0.0, 0.0, 0.0, counter, None))
             counter += 1
-        _, g, _, key, node = heapq.heappop(heap)
-        pops += 1
-        s = stories.pop(key)
-        if node is not None and node.is_goal and config.mode == "paper":
-            found = node
-            break
-        if cond.structural(s) or cond.never_desired(s):
-            continue
-        if ev.used >= config.budget:
-            continue  # drain: a goal already pushed may still be returned
-        n = _branching(g)
-        # (child, its cached evaluation or None); a cache hit is pushed again with its cached g and h, spends
-        # nothing, and counts as one of the n evaluations (semantics §7.3: g/h are cached per story text)
-        batch: list[tuple[Story, NodeEval | None]] = []
-        real = 0
+        # one round: pop until `width` expandable nodes (1 in paper mode: exactly §7.4), plan their children with a
+        # shared budget, then evaluate every fresh child of the round at once; which children are evaluated depends
+        # only on the draws and their question sets, never on responses, so the result is the same for a seed
+        rounds: list[list[tuple[Story, NodeEval | None]]] = []
         planned_spend = ev.used
-        for c in _neighbours(s, cond, config, n, rng):
-            hit = ev.cache.get(c.text)
-            batch.append((c, hit))
-            if hit is not None:
-                real += hit.g != SENTINEL_G
-            elif ev.plan(c)[1]:
-                real += 1
-                planned_spend += ev.cost(c)
-            if real >= n or planned_spend >= config.budget:
+        planned_texts: set[str] = set()
+        while heap and len(rounds) < width and pops < config.max_pops:
+            if rounds and planned_spend >= config.budget:
+                break  # the round already plans the rest of the budget
+            _, g, _, key, node = heapq.heappop(heap)
+            pops += 1
+            s = stories.pop(key)
+            if node is not None and node.is_goal and config.mode == "paper":
+                found = node
                 break
-        fresh = iter(await ev.evaluate_many([c for c, hit in batch if hit is None], rng))
-        for c, hit in batch:
-            x = hit if hit is not None else next(fresh)
-            stories[counter] = c
-            heapq.heappush(heap, (x.f, x.g, x.avglen, counter, x))
-            counter += 1
+            if cond.structural(s) or cond.never_desired(s):
+                continue
+            if planned_spend >= config.budget:
+                continue  # drain: a goal already pushed may still be returned
+            n = _branching(g)
+            # (child, its cached evaluation or None); a cache hit is pushed again with its cached g and h, spends
+            # nothing, and counts as one of the n evaluations (semantics §7.3: g/h are cached per story text)
+            batch: list[tuple[Story, NodeEval | None]] = []
+            real = 0
+            for c in _neighbours(s, cond, config, n, rng):
+                if c.text in planned_texts:
+                    continue  # a sibling of another parent in this round already evaluates this text
+                hit = ev.cache.get(c.text)
+                batch.append((c, hit))
+                if hit is not None:
+                    real += hit.g != SENTINEL_G
+                else:
+                    planned_texts.add(c.text)
+                    if ev.plan(c)[1]:
+                        real += 1
+                        planned_spend += ev.cost(c)
+                if real >= n or planned_spend >= config.budget:
+                    break
+            rounds.append(batch)
+        if found is not None:
+            break
+        fresh = iter(await ev.evaluate_many([c for b in rounds for c, hit in b if hit is None], rng))
+        for batch in rounds:
+            for c, hit in batch:
+                x = hit if hit is not None else next(fresh)
+                stories[counter] = c
+                heapq.heappush(heap, (x.f, x.g, x.avglen, counter, x))
+                counter += 1
+    goals = [found] if found is not None else []
     if config.mode == "improved":
-        found = _hardest(ev.trace)
+        goals = _ranked_goals(ev.trace)
+        found = goals[0] if goals else None
     return SearchResult(
         method=f"astar-{config.mode}",
         setting=setting.id,
@@ -477,4 +508,5 @@ async def astar_search(
         model_calls=ev.model_calls,
         pops=pops,
         trace=ev.trace,
+        goals=[(ev.desired[x.index], x) for x in goals],
     )

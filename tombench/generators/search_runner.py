@@ -5,6 +5,12 @@ seed `derive_seed(seed, story_type, p, m, i)` and context `contexts[i mod N]`, u
 10 consecutive searches spent nothing. Every goal is kept; each setting's `stories_per_setting` lowest-accuracy
 stories are its selected ones.
 
+Improved A* (`mode="improved"`) with `improved_scope="setting"` (the default) gives each search the *remaining
+setting budget* instead of one story's, and writes its `stories_per_setting` hardest distinct goals (one line each,
+ids `{setting}|{i}`, `{setting}|{i}-1`, ...): one long search keeps refining the hard region of the frontier that
+several short searches would each have to find again. A search that gives up early (its frontier and restarts ran
+dry) leaves the rest of the budget to the next search, as before.
+
 Output directory:
 * `stories.jsonl`: one line per found story (setting, story with context, every question with answer and flags, the
   model's answers to the searched questions, the search summary);
@@ -26,9 +32,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from tombench.dsl import Context, Setting, derive_seed
+from tombench.dsl import Context, Setting, Story, derive_seed
 from tombench.generators.baselines import over_generate, random_baseline
-from tombench.generators.search import Answerer, SearchConfig, SearchResult, astar_search
+from tombench.generators.search import Answerer, NodeEval, SearchConfig, SearchResult, astar_search
 
 __all__ = ["RunConfig", "SettingProgress", "run_searches", "prepare_out_dir", "read_jsonl", "RunConfigMismatch"]
 
@@ -52,6 +58,17 @@ class RunConfig:
     search: SearchConfig = field(default_factory=SearchConfig)
     model: str = ""
     contexts_id: str = ""
+    #: improved A* only: "setting" = one search spends the remaining setting budget and fills every story slot with
+    #: its hardest distinct goals; "story" = one search per story slot with `budget_per_story` (the paper's split)
+    improved_scope: Literal["setting", "story"] = "setting"
+    #: improved setting scope: nodes expanded per round (`SearchConfig.expand_width`), so one search per setting
+    #: still keeps a slow model's connections busy
+    expand_width: int = 4
+
+    @property
+    def setting_scoped(self) -> bool:
+        """Whether searches get the whole remaining setting budget and emit several stories."""
+        return self.method == "astar" and self.search.mode == "improved" and self.improved_scope == "setting"
 
     @property
     def setting_budget(self) -> int:
@@ -62,6 +79,11 @@ class RunConfig:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["search"] = asdict(self.search)
+        if not (self.method == "astar" and self.search.mode == "improved"):
+            # meaningless for other methods: left out, so run.json of runs made before the option still match
+            del d["improved_scope"], d["expand_width"]
+        if self.search.expand_width == 1:
+            del d["search"]["expand_width"]  # the default, as before the option existed
         return d
 
 
@@ -118,11 +140,22 @@ class _Writer:
             os.fsync(f.fileno())
 
 
-def _story_record(res: SearchResult, setting: Setting, attempt: int, seed: int, context: Context, run: RunConfig) -> dict:
-    assert res.story is not None
-    qs = [q.to_dict() for q in res.story.questions(first_order_room_questions=False)]
+def _story_id(setting_id: str, attempt: int, rank: int) -> str:
+    return f"{setting_id}|{attempt}" if rank == 0 else f"{setting_id}|{attempt}-{rank}"
+
+
+def _picks(res: SearchResult, run: RunConfig) -> list[tuple[Story, NodeEval]]:
+    """The stories an attempt writes: its hardest goals in setting scope, else the one story it returned."""
+    if run.setting_scoped:
+        return res.goals[: run.stories_per_setting]
+    return [] if res.story is None or res.node is None else [(res.story, res.node)]
+
+
+def _story_record(res: SearchResult, story: Story, node: NodeEval, rank: int, of: int, setting: Setting,
+                  attempt: int, seed: int, context: Context, run: RunConfig) -> dict:
+    qs = [q.to_dict() for q in story.questions(first_order_room_questions=False)]
     return {
-        "id": f"{setting.id}|{attempt}",
+        "id": _story_id(setting.id, attempt, rank),
         "setting_id": setting.id,
         "story_type": setting.story_type,
         "action_set": setting.story_type.removesuffix("+asymmetric"),
@@ -135,18 +168,23 @@ def _story_record(res: SearchResult, setting: Setting, attempt: int, seed: int, 
         "context_id": context.id,
         "method": res.method,
         "model": run.model,
-        "story": res.story.to_dict(),
-        "text": res.story.text,
+        "story": story.to_dict(),
+        "text": story.text,
         "questions": qs,
-        "answers": res.questions,
-        "g": res.g,
-        "h": res.h,
-        "f": res.f,
+        "answers": node.questions,
+        "g": node.g,
+        "h": node.h,
+        "f": node.f,
+        # this story's place among the attempt's stories (hardest first), and how many the attempt wrote
+        "rank": rank,
+        "of": of,
         "search": {
             "nodes_evaluated": res.nodes_evaluated,
             "model_calls": res.model_calls,
             "pops": res.pops,
-            "trace": [{"g": n.g, "h": n.h, "f": n.f, "spent": n.spent, "text": n.text} for n in res.trace],
+            # the trace once per attempt, on its first story
+            "trace": [] if rank else [{"g": n.g, "h": n.h, "f": n.f, "spent": n.spent, "text": n.text}
+                                      for n in res.trace],
         },
     }
 
@@ -167,6 +205,7 @@ async def _run_setting(
     run: RunConfig,
     prog: SettingProgress,
     done_attempts: dict[int, dict[str, Any]],
+    written: set[str],
     stories: _Writer,
     attempts: _Writer,
     on_update: Callable[[SettingProgress], None],
@@ -182,19 +221,25 @@ async def _run_setting(
         else:
             seed = derive_seed(run.seed, setting.story_type, setting.people, setting.moves, i)
             ctx = contexts[i % len(contexts)]
-            cfg = SearchConfig(**{**asdict(run.search), "budget": min(run.budget_per_story, budget - used)})
+            this = budget - used if run.setting_scoped else min(run.budget_per_story, budget - used)
+            over: dict[str, Any] = {"budget": this}
+            if run.setting_scoped:
+                over["expand_width"] = run.expand_width
+            cfg = SearchConfig(**{**asdict(run.search), **over})
             res = await _one(run.method, setting, ctx, answer, cfg, random.Random(seed))
-            if res.story is not None:
-                stories.write(_story_record(res, setting, i, seed, ctx, run))
-            rec = {"setting_id": setting.id, "attempt": i, "found": res.story is not None, "g": res.g,
-                   "spent": res.nodes_evaluated, "model_calls": res.model_calls}
+            picks = _picks(res, run)
+            for rank, (story, node) in enumerate(picks):
+                # a resumed attempt whose story lines were partly written before a kill: write only the rest
+                if _story_id(setting.id, i, rank) not in written:
+                    stories.write(_story_record(res, story, node, rank, len(picks), setting, i, seed, ctx, run))
+            rec = {"setting_id": setting.id, "attempt": i, "found": bool(picks), "g": res.g,
+                   "spent": res.nodes_evaluated, "model_calls": res.model_calls, "gs": [n.g for _, n in picks]}
             attempts.write(rec)
         prog.searches += 1
         prog.spent += rec["spent"]
         prog.model_calls += rec["model_calls"]
         used += rec["model_calls"] if calls else rec["spent"]
-        if rec["found"]:
-            prog.found.append(rec["g"])
+        prog.found.extend(rec.get("gs", [rec["g"]] if rec["found"] else []))
         idle = idle + 1 if rec["spent"] == 0 else 0
         i += 1
         on_update(prog)
@@ -236,21 +281,30 @@ async def run_searches(
     done: dict[str, dict[int, dict[str, Any]]] = {}
     for rec in read_jsonl(attempts_path):
         done.setdefault(rec["setting_id"], {})[rec["attempt"]] = rec
-    # a story written just before a kill, whose attempt line was not: count it as done (its line carries the spend)
+    # stories written just before a kill, whose attempt line was not: when every story line of the attempt is there,
+    # count it as done (the lines carry the spend); when only some are, the attempt runs again (deterministically,
+    # so it finds the same stories) and writes only the missing lines
+    written: dict[str, set[str]] = {}
+    orphans: dict[tuple[str, int], list[dict[str, Any]]] = {}
     for rec in read_jsonl(stories_path):
         sid, i = rec["setting_id"], rec["attempt"]
+        written.setdefault(sid, set()).add(rec["id"])
         if i not in done.get(sid, {}):
-            s = rec["search"]
-            done.setdefault(sid, {})[i] = {"setting_id": sid, "attempt": i, "found": True, "g": rec["g"],
-                                           "spent": s["nodes_evaluated"], "model_calls": s["model_calls"]}
+            orphans.setdefault((sid, i), []).append(rec)
+    for (sid, i), recs in orphans.items():
+        if len({r["id"] for r in recs}) == recs[0].get("of", 1):
+            s = recs[0]["search"]
+            gs = [r["g"] for r in sorted(recs, key=lambda r: r.get("rank", 0))]
+            done.setdefault(sid, {})[i] = {"setting_id": sid, "attempt": i, "found": True, "g": gs[0],
+                                           "spent": s["nodes_evaluated"], "model_calls": s["model_calls"], "gs": gs}
     stories, attempts = _Writer(stories_path), _Writer(attempts_path)
     progress = [SettingProgress(s) for s in settings]
     sem = asyncio.Semaphore(max(1, parallel_settings))
 
     async def guarded(p: SettingProgress) -> None:
         async with sem:
-            await _run_setting(p.setting, contexts, answer, run, p, done.get(p.setting.id, {}), stories, attempts,
-                               on_update)
+            await _run_setting(p.setting, contexts, answer, run, p, done.get(p.setting.id, {}),
+                               written.get(p.setting.id, set()), stories, attempts, on_update)
 
     await asyncio.gather(*(guarded(p) for p in progress))
     return progress
