@@ -25,20 +25,12 @@ _ASYM = {"plain": ("",), "asymmetric": ("+asymmetric",), "both": ("", "+asymmetr
 
 
 
-def load_contexts_option(value: str) -> tuple[list, str]:
-    """`bank` (the built-in 76 contexts), `default` (semantics §1's default names), or a context file."""
-    from tombench.dsl import DEFAULT_CONTEXT, ContextError
-    from tombench.generators.contexts import load_context_bank, load_contexts
+def _contexts(value: str) -> list:
+    from tombench.dsl import ContextError
+    from tombench.generators.contexts import resolve_contexts
 
-    if value == "bank":
-        return load_context_bank(), "bank"
-    if value == "default":
-        return [DEFAULT_CONTEXT], "default"
-    path = Path(value)
-    if not path.exists():
-        raise UserError(f"contexts file {value} not found (use 'bank', 'default' or a JSON/JSONL file)")
     try:
-        return load_contexts(path), str(path)
+        return resolve_contexts(value)
     except ContextError as e:
         raise UserError(str(e)) from None
 
@@ -96,7 +88,7 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
         raise UserError(f"Invalid story type(s) {bad}. Must be one of: {list(ACTION_SETS)}")
     types = list(dict.fromkeys(t.removesuffix("+asymmetric") + suffix for t in sets for suffix in _ASYM[asymmetric]))
     settings = [Setting.make(t, p, m, rooms) for t in types for p in int_list(people, "people") for m in int_list(moves, "moves")]
-    ctxs, ctx_id = load_contexts_option(contexts)
+    ctxs = _contexts(contexts)
     margs = {}
     for kv in model_args:
         key, sep, val = kv.partition("=")
@@ -110,7 +102,7 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
         raise UserError(str(e)) from None
     run = RunConfig(stories_per_setting=stories_per_setting, budget_per_story=budget,
                     budget_per_setting=budget_per_setting, seed=seed, method=method, search=scfg,  # type: ignore[arg-type]
-                    model=model, contexts_id=ctx_id)
+                    model=model, contexts_id=contexts)
     try:
         prepare_out_dir(out_dir, run)
     except RunConfigMismatch as e:

@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from inspect_ai.model import CachePolicy, Model
 
-from tombench.dsl.context import Context, ContextError, StateChange, normalise_noun
+from tombench.dsl.context import DEFAULT_CONTEXT, Context, ContextError, StateChange, normalise_noun
 
 __all__ = [
     "BANK_RESOURCE",
@@ -39,6 +39,7 @@ __all__ = [
     "context_by_id",
     "context_problems",
     "load_context_bank",
+    "resolve_contexts",
     "load_contexts",
     "parse_contexts",
     "save_contexts",
@@ -144,6 +145,21 @@ def load_contexts(path: str | Path) -> list[Context]:
     except (OSError, UnicodeDecodeError) as e:
         raise ContextError(f"{p}: cannot read contexts file: {e}") from None
     return parse_contexts(text, source=str(p))
+
+
+def resolve_contexts(spec: str) -> list[Context]:
+    """The contexts a `contexts` option names: "bank" (the built-in contexts), "default" (semantics §1's default
+    names) or a JSON/JSONL file. Raises ContextError (one line) for a missing, malformed or empty file."""
+    if spec == "bank":
+        return load_context_bank()
+    if spec == "default":
+        return [DEFAULT_CONTEXT]
+    if not Path(spec).exists():
+        raise ContextError(f"contexts file {spec} not found (use 'bank', 'default' or a JSON/JSONL file)")
+    loaded = load_contexts(spec)
+    if not loaded:
+        raise ContextError(f"no contexts in {spec}")
+    return loaded
 
 
 def save_contexts(path: str | Path, contexts: Iterable[Context]) -> None:

@@ -92,9 +92,11 @@ def adversarial_solver(
     question_orders: Sequence[int] = (0, 1, 2),
 ) -> Solver:
     """Search samples run the A* search against the model under test; question samples are answered normally."""
+    from tombench.generators.contexts import resolve_contexts
     from tombench.generators.search import SearchConfig
 
     config = SearchConfig(**search_config)
+    ctxs = resolve_contexts(contexts)  # once per task, not per search sample
     answer_question = tom_solver(cache=True)  # the search already asked the first-order questions: cache hits
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
@@ -105,12 +107,10 @@ def adversarial_solver(
             return state
         from inspect_ai import enqueue_sample
 
-        from tombench.commands.search import load_contexts_option
         from tombench.generators.search import astar_search
         from tombench.tasks._answerer import inspect_answerer
 
         model = get_model()
-        ctxs, _ = load_contexts_option(contexts)
         setting = Setting(md["story_type"], md["people"], md["moves"], md["rooms"])
         i = md["attempt"]
         result = await astar_search(setting, ctxs[i % len(ctxs)], inspect_answerer(model, cache=True), config,
@@ -229,9 +229,15 @@ def exploretom_adversarial(
     """
     from inspect_ai import SampleSource
 
+    from tombench.dsl import ContextError
+    from tombench.generators.contexts import resolve_contexts
     from tombench.generators.search import SearchConfig
 
     check_mode = validate_check(check)
+    try:
+        resolve_contexts(contexts)  # fail before any model call (the bank is cached; a file is re-read once)
+    except ContextError as e:
+        raise OptionError(str(e)) from None
     settings = adversarial_settings(action_sets, asymmetric, people, moves, rooms)
     orders = _as_list(question_orders, int)
     if not set(orders) <= {0, 1, 2} or not orders:

@@ -55,17 +55,9 @@ def _ints(name: str, value: object, default: Sequence[int]) -> list[int]:
 
 
 def _contexts(contexts: str) -> list:
-    from tombench.dsl import DEFAULT_CONTEXT
-    from tombench.generators.contexts import load_context_bank, load_contexts
+    from tombench.generators.contexts import resolve_contexts
 
-    if contexts == "bank":
-        return load_context_bank()
-    if contexts == "default":
-        return [DEFAULT_CONTEXT]
-    loaded = load_contexts(contexts)
-    if not loaded:
-        raise OptionError(f"no contexts in {contexts!r}")
-    return loaded
+    return resolve_contexts(contexts)
 
 
 def random_samples(
