@@ -36,7 +36,7 @@ def test_user_errors_are_one_line(tmp_path):
         (["search", "--story-types", "tomo", "--out", str(tmp_path / "a")], "Invalid story type"),
         (["search", "--model", "nosuch/model", "--out", str(tmp_path / "b")], "cannot use model"),
         (["search", "--people", "two", "--out", str(tmp_path / "c")], "--people must be"),
-        (["search", "--contexts", str(tmp_path / "none.json"), "--out", str(tmp_path / "d")], "not found"),
+        (["search", "--contexts", str(tmp_path / "none.json"), "--out", str(tmp_path / "d")], "no such contexts file"),
     ):
         r = runner.invoke(main, args)
         assert r.exit_code == 2, r.output

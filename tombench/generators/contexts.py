@@ -155,7 +155,7 @@ def resolve_contexts(spec: str) -> list[Context]:
     if spec == "default":
         return [DEFAULT_CONTEXT]
     if not Path(spec).exists():
-        raise ContextError(f"contexts file {spec} not found (use 'bank', 'default' or a JSON/JSONL file)")
+        raise ContextError(f"{spec}: no such contexts file (use 'bank', 'default' or a JSON/JSONL file)")
     loaded = load_contexts(spec)
     if not loaded:
         raise ContextError(f"no contexts in {spec}")
