@@ -25,7 +25,6 @@ __all__ = [
     "Fact",
     "action_from_dict",
     "action_name",
-    "IMPORTANT_BASE_ACTIONS",
 ]
 
 
@@ -120,17 +119,6 @@ class TellPublic:
 
 
 Action = EnterRoom | LeaveRoom | MoveObjectContainer | UpdateObjectState | MoveObjectRoom | TellPrivate | TellPublic
-
-#: base CLI action names that add new world knowledge (the paper's 𝒜′), semantics §6
-IMPORTANT_BASE_ACTIONS = frozenset(
-    {
-        "move_object_container",
-        "update_object_state",
-        "move_object_room",
-        "privately_tell_about_abstract_topic",
-        "publicly_tell_about_abstract_topic",
-    }
-)
 
 
 def _tell_name(a: TellPrivate | TellPublic) -> str:
