@@ -114,11 +114,14 @@ class Context:
     def _replace_unchecked(self, **changes: Any) -> Context:
         """A copy with some lists replaced by sub-lists of this (already validated) context, without re-validating.
 
-        Only for subsets: a subset of a valid context is valid. Used on the sampler's hot path.
+        Only for subsets of the field lists (the names in `changes` must be field names): a subset of a valid context
+        is valid. Used on the sampler's hot path (once per rollout).
         """
         new = object.__new__(Context)
-        for f in ("people", "rooms", "objects", "containers", "topics", "state_changes", "setting", "id", "metadata"):
-            object.__setattr__(new, f, changes.get(f, getattr(self, f)))
+        # the fields live in the instance dict (a frozen dataclass without slots): copy it, then replace some
+        fields = new.__dict__
+        fields.update(self.__dict__)
+        fields.update(changes)
         return new
 
     def restrict(

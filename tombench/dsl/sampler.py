@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import groupby
 from operator import itemgetter
 from typing import NamedTuple
@@ -115,14 +116,16 @@ class Conditions:
         return imp == self.setting.moves and self.structural(s)
 
 
-def _modifier_options(actor: str, W: Sequence[str], people: tuple[str, ...]) -> list[Modifiers]:
+@lru_cache(maxsize=4096)
+def _modifier_options(actor: str, W: tuple[str, ...], people: tuple[str, ...]) -> tuple[Modifiers, ...]:
     """Every single-peeker / single-distracted modifier of an action by `actor` witnessed by `W` (§4.7).
 
     Each option passes `_check_modifiers` against the same `W` by construction: the peeker is a context person who is
     neither the actor nor a witness, the distracted person is a witness other than the actor.
+
+    Cached: the options are a pure function of the three name tuples, and a rollout asks for the same few
+    (actor, witnesses) over and over (every actor/listener of every modified type drawn, in every state).
     """
-    # plain loops, not five comprehensions: the lists are a few names long, and this runs for every actor/listener
-    # of every modified type drawn
     opts: list[Modifiers] = []
     ks = []
     for k in people:
@@ -137,7 +140,7 @@ def _modifier_options(actor: str, W: Sequence[str], people: tuple[str, ...]) -> 
     for k in ks:
         for d in ds:
             opts.append(((k,), (d,)))
-    return opts
+    return tuple(opts)
 
 
 # ---------------------------------------------------------------------------------------------------- candidates
@@ -186,13 +189,20 @@ def _tell_public_topic(story: Story) -> list[tuple]:
     return [(p, t) for p in ctx.people for t in ctx.topics]
 
 
-def _location_tells(prop: str, private: bool) -> Enumerator:
+def _location_tells(prop: str, private: bool, modified: bool = False) -> Enumerator:
     """Tells of every concrete `prop` ("container" or "room") belief of each speaker, in the speaker's store order:
-    `(p, q, slot, value)` for a private tell to q, `(p, slot, value)` for a public one."""
+    `(p, q, slot, value)` for a private tell to q, `(p, slot, value)` for a public one; with `modified`, each followed
+    by each of its modifiers `(K, D)`.
+
+    The modified variant gives the tuples, in the order, of `_with_modifiers` over the unmodified one, built in one
+    pass: these are the largest candidate lists the sampler enumerates (a rollout does so in nearly every state).
+    """
 
     def enumerate_tells(story: Story) -> list[tuple]:
         people = story.context.people
-        fos = story.state.fo
+        st = story.state
+        fos = st.fo
+        w = st.world
         out: list[tuple] = []
         for p in people:
             fo = fos.get(p)
@@ -202,7 +212,20 @@ def _location_tells(prop: str, private: bool) -> Enumerator:
             if not facts:
                 continue
             if private:
-                out += [(p, q, k, v) for q in people if q != p for k, v in facts]
+                for q in people:
+                    if q == p:
+                        continue
+                    if modified:
+                        opts = _modifier_options(p, (p, q), people)
+                        out += [(p, q, k, v, K, D) for k, v in facts for K, D in opts]
+                    else:
+                        out += [(p, q, k, v) for k, v in facts]
+            elif modified:
+                r = w.get((p, ROOM))
+                if type(r) is not str:  # not in a room: every tuple of this speaker would be rejected, none is offered
+                    continue
+                opts = _modifier_options(p, tuple(st.people_in(r)), people)
+                out += [(p, k, v, K, D) for k, v in facts for K, D in opts]
             else:
                 out += [(p, k, v) for k, v in facts]
         return out
@@ -231,7 +254,7 @@ def _with_modifiers(base: Enumerator, private: bool) -> Enumerator:
                 r = w.get((actor, ROOM))
                 if type(r) is not str:  # not in a room: every tuple of this actor would be rejected, none is offered
                     continue
-                W = st.people_in(r)
+                W = tuple(st.people_in(r))
             opts = _modifier_options(actor, W, people)
             out += [(*args, K, D) for args in run for K, D in opts]
         return out
@@ -340,13 +363,13 @@ def _public_audience(st: State, p: str) -> list[str] | None:
 def _someone_learns(st: State, W: list[str], distracted: Sequence[str], slot: Key, value: Value, closure: bool) -> bool:
     """Would some non-distracted witness x change a belief of x's (own, or about another witness) on hearing it?"""
     fo, so = st.fo, st.so
-    facts = {slot: value}
+    e, prop = slot
     for x in W:
         if x in distracted:
             continue
         for b in W:
             store = fo.get(x, EMPTY_STORE) if b == x else so.get((x, b), EMPTY_STORE)
-            if _told_changes(store, facts) if closure else store.get(slot) != value:
+            if _told_changes(store, e, prop, value) if closure else store.get(slot) != value:
                 return True
     return False
 
@@ -410,10 +433,19 @@ _BASE_KINDS: dict[str, _Kind] = {
 }
 #: every sampler action type: the base types, and `<base>_peeking_distracted` for those that take a modifier
 #: (the modifier options depend on who is in the room, so those are never static)
+#: the modified location tells are built in one pass, not by `_with_modifiers` (the same tuples, faster)
+_MODIFIED_TELLS: dict[str, Enumerator] = {
+    f"{how}_tell_about_object_{prop}_location": _location_tells(prop, private=how == "privately", modified=True)
+    for how in ("privately", "publicly")
+    for prop in (CONTAINER, ROOM)
+}
 _KINDS: dict[str, _Kind] = {
     **_BASE_KINDS,
     **{
-        name + PEEKING: k._replace(enumerate=_with_modifiers(k.enumerate, name.startswith("privately")), static=False)
+        name + PEEKING: k._replace(
+            enumerate=_MODIFIED_TELLS.get(name) or _with_modifiers(k.enumerate, name.startswith("privately")),
+            static=False,
+        )
         for name, k in _BASE_KINDS.items()
         if k.modifiable
     },

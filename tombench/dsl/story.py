@@ -37,13 +37,19 @@ class StoryError(ValueError):
 
 #: record types whose every action is important; a tell is important only about an abstract topic
 _ALWAYS_IMPORTANT = (MoveObjectContainer, UpdateObjectState, MoveObjectRoom)
+_TELLS = (TellPrivate, TellPublic)
 
 
 def _is_important(a: Action) -> bool:
     """Important actions add new world knowledge (the paper's 𝒜′): moves, state changes, abstract-topic tells."""
-    if isinstance(a, _ALWAYS_IMPORTANT):
+    t = type(a)
+    if t in _ALWAYS_IMPORTANT:  # the exact record types (every sampled action): a tuple scan, no isinstance chain
         return True
-    return isinstance(a, (TellPrivate, TellPublic)) and isinstance(a.topic, str)
+    if t in _TELLS:
+        return type(a.topic) is str
+    if isinstance(a, _ALWAYS_IMPORTANT):  # subclasses of the record types
+        return True
+    return isinstance(a, _TELLS) and isinstance(a.topic, str)
 
 
 class Story:

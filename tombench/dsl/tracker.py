@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from tombench.dsl.actions import (
@@ -72,57 +73,54 @@ def _broadcast(st: State, facts: dict[Key, Value], W: Sequence[str], K: Sequence
             st.so_store(k, b).update(facts)
 
 
-def _told_write(store: Store, facts: dict[Key, Value]) -> None:
-    """Write told facts with the told-fact closure (semantics §4.6)."""
-    for (e, prop), v in facts.items():
-        if prop == CONTAINER:
-            r = store.get((v, ROOM))  # type: ignore[arg-type]
-            if is_concrete(r):
-                store[(e, ROOM)] = r
-        elif prop == ROOM:
-            c = store.get((e, CONTAINER))
-            if is_concrete(c):
-                rc = store.get((c, ROOM))  # type: ignore[arg-type]
-                if is_concrete(rc) and rc != v:
-                    store[(e, CONTAINER)] = UNKNOWN
-        store[(e, prop)] = v
+# A told location fact is always a single slot (`Fact`), so the told-fact functions take it as (entity, prop, value)
+# rather than as a dict of facts: they run for every store a tell reaches, and for every public tell the sampler tests.
+# `type(x) is str` is `is_concrete(x)`, inlined for the same reason.
+def _told_write(store: Store, e: str, prop: str, v: Value) -> None:
+    """Write one told fact with the told-fact closure (semantics §4.6)."""
+    if prop == CONTAINER:
+        r = store.get((v, ROOM))  # type: ignore[arg-type]
+        if type(r) is str:
+            store[(e, ROOM)] = r
+    elif prop == ROOM:
+        c = store.get((e, CONTAINER))
+        if type(c) is str:
+            rc = store.get((c, ROOM))
+            if type(rc) is str and rc != v:
+                store[(e, CONTAINER)] = UNKNOWN
+    store[(e, prop)] = v
 
 
-def _told_changes(store: Store, facts: dict[Key, Value]) -> bool:
-    """Would `_told_write(store, facts)` change any slot? (The informativeness test of a public tell.)"""
-    for (e, prop), v in facts.items():
-        if store.get((e, prop)) != v:
-            return True
-        if prop == CONTAINER:
-            r = store.get((v, ROOM))  # type: ignore[arg-type]
-            if is_concrete(r) and store.get((e, ROOM)) != r:
-                return True
-        elif prop == ROOM:
-            c = store.get((e, CONTAINER))
-            if is_concrete(c):
-                rc = store.get((c, ROOM))  # type: ignore[arg-type]
-                if is_concrete(rc) and rc != v:
-                    return True
+def _told_changes(store: Store, e: str, prop: str, v: Value) -> bool:
+    """Would `_told_write(store, e, prop, v)` change any slot? (The informativeness test of a public tell.)"""
+    if store.get((e, prop)) != v:
+        return True
+    if prop == CONTAINER:
+        r = store.get((v, ROOM))  # type: ignore[arg-type]
+        return type(r) is str and store.get((e, ROOM)) != r
+    if prop == ROOM:
+        c = store.get((e, CONTAINER))
+        if type(c) is str:
+            rc = store.get((c, ROOM))
+            return type(rc) is str and rc != v
     return False
 
 
-def _broadcast_told(
-    st: State, facts: dict[Key, Value], W: Sequence[str], K: Sequence[str], D: Sequence[str], closure: bool
-) -> None:
-    if not closure:
-        _broadcast(st, facts, W, K, D)
-        return
+def _broadcast_told(st: State, fact: Fact, W: Sequence[str], K: Sequence[str], D: Sequence[str]) -> None:
+    """BROADCAST of a told location fact: `_broadcast`'s stores, each written with the told-fact closure."""
+    e, prop, v = fact.entity, fact.prop, fact.value
+    fo = st.fo
     for w in W:
         if w in D:
             continue
-        _told_write(st.fo[w], facts)
+        _told_write(fo[w], e, prop, v)
         for b in W:
             if b != w:
-                _told_write(st.so_store(w, b), facts)
+                _told_write(st.so_store(w, b), e, prop, v)
     for k in K:
-        _told_write(st.fo[k], facts)
+        _told_write(fo[k], e, prop, v)
         for b in W:
-            _told_write(st.so_store(k, b), facts)
+            _told_write(st.so_store(k, b), e, prop, v)
 
 
 # ---------------------------------------------------------------------------------------------------- perception
@@ -195,6 +193,23 @@ def _perceive(st: State, p: str, r: str, O: Sequence[str]) -> None:
 
 
 # ---------------------------------------------------------------------------------------------------- bookkeeping
+@lru_cache(maxsize=4096)
+def _modifier_sentence(peekers: tuple[str, ...], distracted: tuple[str, ...]) -> str | None:
+    """`modifier_sentence`, cached: a pure function of the names, and the sampler renders the same few pairs again
+    and again (every modified action of every rollout)."""
+    return modifier_sentence(peekers, distracted)
+
+
+def _modifier(a: Any) -> str | None:
+    """The modifier sentence of record `a` (None when it has no modifier)."""
+    K, D = a.peekers, a.distracted
+    if not K and not D:
+        return None
+    if type(K) is tuple and type(D) is tuple:  # hashable: records built by the sampler, the parser or from JSON
+        return _modifier_sentence(K, D)
+    return modifier_sentence(K, D)
+
+
 def _add(lst: list[str], x: str) -> None:
     if x not in lst:
         lst.append(x)
@@ -332,15 +347,16 @@ def check(st: State, a: Action) -> str | None:
         if reason:
             return reason
         facts = _topic_facts(a.topic)
-        closure = isinstance(a.topic, Fact)
+        t = a.topic
         for x in W:
             if x in a.distracted:
                 continue
             for b in W:
                 store = st.fo_read(x) if b == x else st.so_read(x, b)
-                if closure and _told_changes(store, facts):
-                    return None
-                if not closure and any(store.get(k) != v for k, v in facts.items()):
+                if isinstance(t, Fact):
+                    if _told_changes(store, t.entity, t.prop, t.value):
+                        return None
+                elif any(store.get(k) != v for k, v in facts.items()):
                     return None
         return "nobody in the room would learn anything new"
     return f"unknown action {a!r}"
@@ -422,7 +438,7 @@ def _apply_move_object_container(st: State, a: MoveObjectContainer, idx: int) ->
     return Step(
         a,
         f"{p} moved the {o} to the {c}, which is also located in the {r}.",
-        modifier_sentence(a.peekers, a.distracted) if a.peekers or a.distracted else None,
+        _modifier(a),
     )
 
 
@@ -445,7 +461,7 @@ def _apply_update_object_state(st: State, a: UpdateObjectState, idx: int) -> Ste
         facts[(o, CONTAINER)] = NO_CONTAINER
     _broadcast(st, facts, st.people_in(r), a.peekers, a.distracted)
     _track(st, o, idx)
-    return Step(a, sc.sentence(p, o), modifier_sentence(a.peekers, a.distracted))
+    return Step(a, sc.sentence(p, o), _modifier(a))
 
 
 def _apply_move_object_room(st: State, a: MoveObjectRoom, idx: int) -> Step:
@@ -484,8 +500,11 @@ def _apply_tell_private(st: State, a: TellPrivate, idx: int) -> Step:
         sentence = f"{p1} told privately to {p2} about the {t}."
     else:
         sentence = f"{p1} told privately to {p2} that {fact_clause(t, t.entity in st.context.people)}."
-    _broadcast_told(st, _topic_facts(t), (p1, p2), a.peekers, a.distracted, closure=isinstance(t, Fact))
-    return Step(a, sentence, modifier_sentence(a.peekers, a.distracted))
+    if isinstance(t, str):
+        _broadcast(st, _topic_facts(t), (p1, p2), a.peekers, a.distracted)
+    else:
+        _broadcast_told(st, t, (p1, p2), a.peekers, a.distracted)
+    return Step(a, sentence, _modifier(a))
 
 
 def _apply_tell_public(st: State, a: TellPublic, idx: int) -> Step:
@@ -498,8 +517,11 @@ def _apply_tell_public(st: State, a: TellPublic, idx: int) -> Step:
         sentence = f"{p} told out loud about the {t}."
     else:
         sentence = f"{p} told out loud that {fact_clause(t, t.entity in st.context.people)}."
-    _broadcast_told(st, _topic_facts(t), st.people_in(r), a.peekers, a.distracted, closure=isinstance(t, Fact))
-    return Step(a, sentence, modifier_sentence(a.peekers, a.distracted))
+    if isinstance(t, str):
+        _broadcast(st, _topic_facts(t), st.people_in(r), a.peekers, a.distracted)
+    else:
+        _broadcast_told(st, t, st.people_in(r), a.peekers, a.distracted)
+    return Step(a, sentence, _modifier(a))
 
 
 #: effects of each action record type (a dict lookup instead of a chain of isinstance tests)
