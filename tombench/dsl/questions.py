@@ -81,10 +81,18 @@ def _question(text: str, answer: str, order: int, kind: str, people: tuple[str, 
     equally immutable object (no `__post_init__` or field defaults are skipped: every field is given here).
     """
     q = object.__new__(Question)
-    q.__dict__.update(
-        text=text, answer=answer, order=order, kind=kind, people=people, thing=thing, property=prop, value=value,
-        interesting=interesting, false_belief=false_belief, answer_type=_ANSWER_TYPES[kind],
-    )
+    d = q.__dict__  # item by item: cheaper than building a keyword dict for `update`
+    d["text"] = text
+    d["answer"] = answer
+    d["order"] = order
+    d["kind"] = kind
+    d["people"] = people
+    d["thing"] = thing
+    d["property"] = prop
+    d["value"] = value
+    d["interesting"] = interesting
+    d["false_belief"] = false_belief
+    d["answer_type"] = _ANSWER_TYPES[kind]
     return q
 
 
@@ -97,7 +105,9 @@ def belief_questions(
     things = [*objects, *st.containers_seen]
     world = st.world
     # a draft is a tuple: (text, answer, order, kind, people, thing, property, value, false_belief, group,
-    # group_answer); the first question with a given text wins (§5.2)
+    # group_answer); the first question with a given text wins (§5.2). Only S texts can repeat (two properties of one
+    # object may share a value phrase): every other text is a distinct template filled with distinct (person, person,
+    # thing or topic) names, person names being single words, so `seen_text` is kept for S alone.
     drafts: list[tuple] = []
     seen_text: set[str] = set()
 
@@ -132,10 +142,8 @@ def belief_questions(
                         if order == 1
                         else f"In which container does {p} think that {q} will search for the {o}?"
                     )
-                    if text not in seen_text:
-                        seen_text.add(text)
-                        drafts.append((text, c, order, kind, who, o, CONTAINER, None,
-                                       c != world.get((o, CONTAINER)), (o, CONTAINER), c))
+                    drafts.append((text, c, order, kind, who, o, CONTAINER, None,
+                                   c != world.get((o, CONTAINER)), (o, CONTAINER), c))
         # R
         if order == 2 or first_order_room_questions:
             kind = f"R{order}"
@@ -149,10 +157,8 @@ def belief_questions(
                             if order == 1
                             else f"In which room does {p} think that {q} will search for the {x}?"
                         )
-                        if text not in seen_text:
-                            seen_text.add(text)
-                            drafts.append((text, r, order, kind, who, x, ROOM, None,
-                                           r != world.get((x, ROOM)), (x, ROOM), r))
+                        drafts.append((text, r, order, kind, who, x, ROOM, None,
+                                       r != world.get((x, ROOM)), (x, ROOM), r))
         # K
         for p, q, store in pairs:
             for t in st.topics:
@@ -166,9 +172,7 @@ def belief_questions(
                     text = f"What does {p} think about {q}'s belief on {t}? (knows about it / does not know about it)"
                     draft = (text, KNOWS if knows else DOES_NOT_KNOW, 2, "K2", (p, q), t, "knowledge", None,
                              knows != actual, (t, "knowledge"), yes_no)
-                if text not in seen_text:
-                    seen_text.add(text)
-                    drafts.append(draft)
+                drafts.append(draft)
         # S
         kind = f"S{order}"
         for p, q, store in pairs:

@@ -109,11 +109,13 @@ class Conditions:
         S or N = S or imp > m or mods > 1 or n > mx or (n == mx and not S) = S or imp > m or mods > 1 or n >= mx;
         and S needs imp == m, so the cheap counters decide nearly every call without `structural`.
         """
-        n = len(s)
-        imp = s.num_important
-        if n >= self.setting.max_sentences or imp > self.setting.moves or s.num_modified > 1:
+        # the story's counters read directly (len(s), s.num_important, s.num_modified): this runs after every
+        # sampled action
+        imp = s._imp
+        moves = self.setting.moves
+        if s._length >= self.setting.max_sentences or imp > moves or s._mods > 1:
             return True
-        return imp == self.setting.moves and self.structural(s)
+        return imp == moves and self.structural(s)
 
 
 @lru_cache(maxsize=4096)

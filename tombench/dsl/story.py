@@ -23,7 +23,7 @@ from tombench.dsl.actions import (
 from tombench.dsl.context import Context
 from tombench.dsl.questions import Question, generate_questions
 from tombench.dsl.state import State
-from tombench.dsl.tracker import ActionRejected, Step, apply, check
+from tombench.dsl.tracker import _APPLY, ActionRejected, Step, apply, check
 
 __all__ = ["Story", "STORY_SCHEMA_VERSION", "StoryError"]
 
@@ -86,7 +86,8 @@ class Story:
         return self._commit(action)
 
     def _commit(self, action: Action) -> Step:
-        step = apply(self.state, action, len(self.steps))
+        effect = _APPLY.get(type(action))  # `apply`, without its call: this runs for every sampled action
+        step = apply(self.state, action, len(self.steps)) if effect is None else effect(self.state, action, len(self.steps))
         self.steps.append(step)
         if step.modifier is None:  # Step.length, inlined: this runs for every sampled action
             self._length += 1
