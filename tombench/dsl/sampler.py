@@ -362,16 +362,16 @@ def _public_audience(st: State, p: str) -> list[str] | None:
     return W if len(W) >= 2 else None
 
 
-def _someone_learns(st: State, W: list[str], distracted: Sequence[str], slot: Key, value: Value, closure: bool) -> bool:
-    """Would some non-distracted witness x change a belief of x's (own, or about another witness) on hearing it?"""
+def _someone_learns(st: State, W: list[str], distracted: Sequence[str], slot: Key, value: Value) -> bool:
+    """Would some non-distracted witness x change a belief of x's (own, or about another witness) on hearing about
+    an abstract topic?"""
     fo, so = st.fo, st.so
-    e, prop = slot
     for x in W:
         if x in distracted:
             continue
         for b in W:
             store = fo.get(x, EMPTY_STORE) if b == x else so.get((x, b), EMPTY_STORE)
-            if _told_changes(store, e, prop, value) if closure else store.get(slot) != value:
+            if store.get(slot) != value:
                 return True
     return False
 
@@ -380,15 +380,57 @@ def _valid_tell_public_topic(st: State, args: tuple) -> bool:
     """TellPublic(p, topic[, K, D]): p is with someone, and someone present would learn something."""
     W = _public_audience(st, args[0])
     distracted = args[3] if len(args) > 2 else ()
-    return W is not None and _someone_learns(st, W, distracted, (args[1], TOPIC), _TOLD, closure=False)
+    return W is not None and _someone_learns(st, W, distracted, (args[1], TOPIC), _TOLD)
+
+
+def _learners(st: State, W: list[str], slot: Key, value: str) -> tuple[str, ...]:
+    """The witnesses x who would change a belief of x's (own, or about another witness) on hearing the told fact."""
+    fo, so = st.fo, st.so
+    e, prop = slot
+    out = []
+    for x in W:
+        for b in W:
+            store = fo.get(x, EMPTY_STORE) if b == x else so.get((x, b), EMPTY_STORE)
+            if _told_changes(store, e, prop, value):
+                out.append(x)
+                break
+    return tuple(out)
+
+
+def _public_fact_validator(st: State) -> Callable[[State, tuple], bool]:
+    """`_valid_tell_public_fact` for the candidates of one draw, in state `st` only.
+
+    It remembers each speaker's audience and, for each told fact, who would learn it: a speaker's candidates share
+    the audience, and a `_peeking_distracted` candidate list offers each fact once per modifier, the modifier
+    deciding only whether a learner is distracted. The memos hold while the state does not change, that is, for the
+    candidates of one draw (the draw ends when an action is applied).
+    """
+    audiences: dict[str, list[str] | None] = {}
+    learners: dict[tuple[str, Key, str], tuple[str, ...]] = {}
+
+    def valid(st: State, args: tuple) -> bool:
+        """TellPublic(p, Fact[, K, D]): p is with someone, and someone present and not distracted would learn
+        something (told closure)."""
+        p, slot, value = args[0], args[1], args[2]
+        key = (p, slot, value)
+        L = learners.get(key)
+        if L is None:
+            if p in audiences:
+                W = audiences[p]
+            else:
+                W = audiences[p] = _public_audience(st, p)
+            L = learners[key] = _learners(st, W, slot, value) if W and _in_context(st, slot, value) else ()
+        if len(args) == 3 or not L:
+            return bool(L)
+        distracted = args[4]
+        return any(x not in distracted for x in L)
+
+    return valid
 
 
 def _valid_tell_public_fact(st: State, args: tuple) -> bool:
     """TellPublic(p, Fact[, K, D]): p is with someone, and someone present would learn something (told closure)."""
-    p, slot, value = args[0], args[1], args[2]
-    W = _public_audience(st, p)
-    distracted = args[4] if len(args) > 3 else ()
-    return W is not None and _in_context(st, slot, value) and _someone_learns(st, W, distracted, slot, value, True)
+    return _public_fact_validator(st)(st, args)
 
 
 # ---------------------------------------------------------------------------------------------------- records
@@ -410,6 +452,8 @@ class _Kind(NamedTuple):
     static: bool
     #: the type takes a peeking/distracted modifier
     modifiable: bool = True
+    #: makes a `valid` for the candidates of one draw (one state) that shares work between them; None: use `valid`
+    validator: Callable[[State], Callable[[State, tuple], bool]] | None = None
 
 
 _BASE_KINDS: dict[str, _Kind] = {
@@ -424,13 +468,15 @@ _BASE_KINDS: dict[str, _Kind] = {
         _private_fact, _location_tells(CONTAINER, private=True), _valid_tell_private_fact, False
     ),
     "publicly_tell_about_object_container_location": _Kind(
-        _public_fact, _location_tells(CONTAINER, private=False), _valid_tell_public_fact, False
+        _public_fact, _location_tells(CONTAINER, private=False), _valid_tell_public_fact, False,
+        validator=_public_fact_validator,
     ),
     "privately_tell_about_object_room_location": _Kind(
         _private_fact, _location_tells(ROOM, private=True), _valid_tell_private_fact, False
     ),
     "publicly_tell_about_object_room_location": _Kind(
-        _public_fact, _location_tells(ROOM, private=False), _valid_tell_public_fact, False
+        _public_fact, _location_tells(ROOM, private=False), _valid_tell_public_fact, False,
+        validator=_public_fact_validator,
     ),
 }
 #: every sampler action type: the base types, and `<base>_peeking_distracted` for those that take a modifier
@@ -516,8 +562,8 @@ def _sample_of_type(
     else:
         cands = kind.enumerate(story)
     rand = rng.random
-    valid = kind.valid
     st = story.state
+    valid = kind.valid if kind.validator is None else kind.validator(st)
     n = len(cands)
     while n:
         # lazy Fisher–Yates: draw among the n not yet rejected, move a rejected one out of the live prefix
