@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
+from functools import cache
 from itertools import product
 
 __all__ = [
@@ -77,6 +78,7 @@ class ActionSet:
     diff_weight: int
 
 
+@cache  # 18 story types; an ActionSet is immutable, so one shared instance per type is safe
 def action_set(story_type: str) -> ActionSet:
     """The action set of a story type such as "tomi+info-exchange+asymmetric". Raises ValueError if unknown."""
     asym = story_type.endswith("+asymmetric")

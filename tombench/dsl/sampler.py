@@ -7,6 +7,7 @@ the first accepted", with fewer precondition checks). All randomness comes from 
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -507,6 +508,12 @@ def _kind(name: str) -> _Kind:
     return kind
 
 
+@lru_cache(maxsize=64)
+def _kinds_of(allowed: tuple[str, ...]) -> tuple[_Kind, ...]:
+    """The kinds of the allowed types of an action set, in order (cached: a story draws several rollouts)."""
+    return tuple(_kind(name) for name in allowed)
+
+
 def candidate_actions(story: Story, name: str) -> list[Action]:
     """Every argument tuple of action type `name` in context order (validity is checked by the caller)."""
     kind = _kind(name)
@@ -542,18 +549,18 @@ def sample_action(
     name = allowed[int(rng.random() * len(allowed))]
     if exhausted is not None and name in exhausted:
         return None
-    return _sample_of_type(story, name, _kind(name), rng, exhausted, cache)
+    return _sample_of_type(story, name, _kind(name), rng.random, exhausted, cache)
 
 
 def _sample_of_type(
     story: Story,
     name: str,
     kind: _Kind,
-    rng: random.Random,
+    rand: Callable[[], float],
     exhausted: set[str] | None,
     cache: dict[str, list[tuple]] | None,
 ) -> Step | None:
-    """The part of `sample_action` after the type is drawn (and found not exhausted)."""
+    """The part of `sample_action` after the type is drawn (and found not exhausted); `rand` is `rng.random`."""
     if cache is not None and kind.static:
         cands = cache.get(name)
         if cands is None:
@@ -561,7 +568,6 @@ def _sample_of_type(
         cands = list(cands)
     else:
         cands = kind.enumerate(story)
-    rand = rng.random
     st = story.state
     valid = kind.valid if kind.validator is None else kind.validator(st)
     n = len(cands)
@@ -602,21 +608,22 @@ def rollout(
             return user_stop(x) or never(x)
 
     allowed = conditions.aset.allowed
-    kinds = [_kind(name) for name in allowed]
+    kinds = _kinds_of(allowed)
     n_allowed = len(allowed)
     rand = rng.random
     failures = 0
     added = 0
+    limit = math.inf if max_actions is None else max_actions
     exhausted: set[str] = set()
     cache: dict[str, list[tuple]] = {}
     done = finished(s)
     while not done:
-        if max_actions is not None and added >= max_actions:
+        if added >= limit:
             break
         # `sample_action`, with the type drawn here so that an exhausted type costs no function call
         i = int(rand() * n_allowed)
         name = allowed[i]
-        if name in exhausted or _sample_of_type(s, name, kinds[i], rng, exhausted, cache) is None:
+        if name in exhausted or _sample_of_type(s, name, kinds[i], rand, exhausted, cache) is None:
             failures += 1
             if failures >= MAX_FAILED_STEPS:
                 break
