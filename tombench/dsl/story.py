@@ -12,6 +12,8 @@ from typing import Any
 
 from tombench.dsl.actions import (
     Action,
+    EnterRoom,
+    LeaveRoom,
     MoveObjectContainer,
     MoveObjectRoom,
     TellPrivate,
@@ -38,16 +40,22 @@ class StoryError(ValueError):
 #: record types whose every action is important; a tell is important only about an abstract topic
 _ALWAYS_IMPORTANT = (MoveObjectContainer, UpdateObjectState, MoveObjectRoom)
 _TELLS = (TellPrivate, TellPublic)
+#: the importance of each exact record type, None for a tell (it depends on the topic): one lookup per sampled action
+_IMPORTANT_BY_TYPE: dict[type, bool | None] = {
+    EnterRoom: False, LeaveRoom: False, **dict.fromkeys(_ALWAYS_IMPORTANT, True), **dict.fromkeys(_TELLS, None)
+}
 
 
 def _is_important(a: Action) -> bool:
     """Important actions add new world knowledge (the paper's 𝒜′): moves, state changes, abstract-topic tells."""
     t = type(a)
-    if t in _ALWAYS_IMPORTANT:  # the exact record types (every sampled action): a tuple scan, no isinstance chain
-        return True
+    important = _IMPORTANT_BY_TYPE.get(t)
+    if important is not None:
+        return important
     if t in _TELLS:
-        return type(a.topic) is str
-    if isinstance(a, _ALWAYS_IMPORTANT):  # subclasses of the record types
+        return isinstance(a.topic, str)
+    # a subclass of a record type
+    if isinstance(a, _ALWAYS_IMPORTANT):
         return True
     return isinstance(a, _TELLS) and isinstance(a.topic, str)
 

@@ -109,14 +109,17 @@ def _told_changes(store: Store, e: str, prop: str, v: Value) -> bool:
 def _broadcast_told(st: State, fact: Fact, W: Sequence[str], K: Sequence[str], D: Sequence[str]) -> None:
     """BROADCAST of a told location fact: `_broadcast`'s stores, each written with the told-fact closure."""
     e, prop, v = fact.entity, fact.prop, fact.value
-    fo = st.fo
+    fo, so = st.fo, st.so
     for w in W:
         if w in D:
             continue
         _told_write(fo[w], e, prop, v)
         for b in W:
             if b != w:
-                _told_write(st.so_store(w, b), e, prop, v)
+                store = so.get((w, b))  # st.so_store(w, b), inlined as in `_broadcast`
+                if store is None:
+                    store = so[(w, b)] = {}
+                _told_write(store, e, prop, v)
     for k in K:
         _told_write(fo[k], e, prop, v)
         for b in W:
@@ -409,7 +412,8 @@ def _apply_enter_room(st: State, a: EnterRoom, idx: int) -> Step:
         _leave(st, p, r0)  # implicit departure: the occupants of r0 see p go
     O = st.people_in(r)
     st.world[(p, ROOM)] = r
-    _add(st.rooms_involved, r)
+    if r not in st.rooms_involved:  # _add, inlined
+        st.rooms_involved.append(r)
     _broadcast(st, {(p, ROOM): r}, [*O, p])
     _perceive(st, p, r, O)
     return Step(a, f"{p} entered the {r}.")
@@ -423,23 +427,20 @@ def _apply_leave_room(st: State, a: LeaveRoom, idx: int) -> Step:
 def _apply_move_object_container(st: State, a: MoveObjectContainer, idx: int) -> Step:
     p, o, c = a.actor, a.object, a.container
     w = st.world
-    r = _person_room(st, p)
-    assert r is not None
-    _appear_all(st, (p, *a.peekers, *a.distracted))
+    r = w[(p, ROOM)]  # a concrete room: `check` passed
+    K, D = a.peekers, a.distracted
+    _appear_all(st, (p, *K, *D) if K or D else (p,))
     _add(st.objects_seen, o)
     _add(st.containers_seen, c)
     w[(o, ROOM)] = r
     w[(o, CONTAINER)] = c
     w[(c, ROOM)] = r
     facts: dict[Key, Value] = {(o, ROOM): r, (o, CONTAINER): c, (c, ROOM): r}
-    facts.update(_visible_state(st, o))
-    _broadcast(st, facts, st.people_in(r), a.peekers, a.distracted)
+    if st.visibility:  # no visible state property registered yet: nothing to add
+        facts.update(_visible_state(st, o))
+    _broadcast(st, facts, st.people_in(r), K, D)
     _track(st, o, idx)
-    return Step(
-        a,
-        f"{p} moved the {o} to the {c}, which is also located in the {r}.",
-        _modifier(a),
-    )
+    return Step(a, f"{p} moved the {o} to the {c}, which is also located in the {r}.", _modifier(a) if K or D else None)
 
 
 def _apply_update_object_state(st: State, a: UpdateObjectState, idx: int) -> Step:
@@ -494,34 +495,32 @@ def _apply_move_object_room(st: State, a: MoveObjectRoom, idx: int) -> Step:
 
 def _apply_tell_private(st: State, a: TellPrivate, idx: int) -> Step:
     p1, p2, t = a.actor, a.listener, a.topic
-    _appear_all(st, (p1, p2, *a.peekers, *a.distracted))
+    K, D = a.peekers, a.distracted
+    _appear_all(st, (p1, p2, *K, *D) if K or D else (p1, p2))
     if isinstance(t, str):
         _add(st.topics, t)
+        _broadcast(st, _topic_facts(t), (p1, p2), K, D)
         sentence = f"{p1} told privately to {p2} about the {t}."
     else:
+        _broadcast_told(st, t, (p1, p2), K, D)
         sentence = f"{p1} told privately to {p2} that {fact_clause(t, t.entity in st.context.people)}."
-    if isinstance(t, str):
-        _broadcast(st, _topic_facts(t), (p1, p2), a.peekers, a.distracted)
-    else:
-        _broadcast_told(st, t, (p1, p2), a.peekers, a.distracted)
-    return Step(a, sentence, _modifier(a))
+    return Step(a, sentence, _modifier(a) if K or D else None)
 
 
 def _apply_tell_public(st: State, a: TellPublic, idx: int) -> Step:
     p, t = a.actor, a.topic
     r = _person_room(st, p)
     assert r is not None
-    _appear_all(st, (p, *a.peekers, *a.distracted))
+    K, D = a.peekers, a.distracted
+    _appear_all(st, (p, *K, *D) if K or D else (p,))
     if isinstance(t, str):
         _add(st.topics, t)
+        _broadcast(st, _topic_facts(t), st.people_in(r), K, D)
         sentence = f"{p} told out loud about the {t}."
     else:
+        _broadcast_told(st, t, st.people_in(r), K, D)
         sentence = f"{p} told out loud that {fact_clause(t, t.entity in st.context.people)}."
-    if isinstance(t, str):
-        _broadcast(st, _topic_facts(t), st.people_in(r), a.peekers, a.distracted)
-    else:
-        _broadcast_told(st, t, st.people_in(r), a.peekers, a.distracted)
-    return Step(a, sentence, _modifier(a))
+    return Step(a, sentence, _modifier(a) if K or D else None)
 
 
 #: effects of each action record type (a dict lookup instead of a chain of isinstance tests)
