@@ -123,6 +123,9 @@ def belief_questions(
     fo = st.fo
     so = st.so
     empty: dict = {}
+    # (thing, its slot, the world's value) for the C and R questions: the slot doubles as the `interesting` group
+    container_slots = [(o, (o, CONTAINER), world.get((o, CONTAINER))) for o in objects]
+    room_slots = [(x, (x, ROOM), world.get((x, ROOM))) for x in things]  # objects first, then containers
     # Both orders are always generated: `interesting` groups span orders, so a flag must not depend on which
     # orders the caller asked for. Filtering happens at the end.
     for order in (1, 2):
@@ -134,31 +137,29 @@ def belief_questions(
         kind = f"C{order}"
         for p, q, store in pairs:
             who = (p,) if order == 1 else (p, q)
-            for o in objects:
-                c = store.get((o, CONTAINER))
+            for o, slot, truth in container_slots:
+                c = store.get(slot)
                 if type(c) is str:  # is_concrete, inlined
                     text = (
                         f"In which container will {p} search for the {o}?"
                         if order == 1
                         else f"In which container does {p} think that {q} will search for the {o}?"
                     )
-                    drafts.append((text, c, order, kind, who, o, CONTAINER, None,
-                                   c != world.get((o, CONTAINER)), (o, CONTAINER), c))
+                    drafts.append((text, c, order, kind, who, o, CONTAINER, None, c != truth, slot, c))
         # R
         if order == 2 or first_order_room_questions:
             kind = f"R{order}"
             for p, q, store in pairs:
                 who = (p,) if order == 1 else (p, q)
-                for x in (objects if order == 1 else things):
-                    r = store.get((x, ROOM))
+                for x, slot, truth in (room_slots[: len(objects)] if order == 1 else room_slots):
+                    r = store.get(slot)
                     if type(r) is str:
                         text = (
                             f"In which room will {p} search for the {x}?"
                             if order == 1
                             else f"In which room does {p} think that {q} will search for the {x}?"
                         )
-                        drafts.append((text, r, order, kind, who, x, ROOM, None,
-                                       r != world.get((x, ROOM)), (x, ROOM), r))
+                        drafts.append((text, r, order, kind, who, x, ROOM, None, r != truth, slot, r))
         # K
         for p, q, store in pairs:
             for t in st.topics:
@@ -195,8 +196,9 @@ def belief_questions(
     groups: dict[tuple[str, str], set[str]] = {}
     for d in drafts:
         groups.setdefault(d[9], set()).add(d[10])
+    interesting = {group for group, answers in groups.items() if len(answers) > 1}
     return [
-        _question(text, answer, order, kind, who, thing, prop, value, len(groups[group]) > 1, false_belief)
+        _question(text, answer, order, kind, who, thing, prop, value, group in interesting, false_belief)
         for text, answer, order, kind, who, thing, prop, value, false_belief, group, _ in drafts
         if order in orders
     ]

@@ -154,10 +154,11 @@ def _vis(st: State, r: str, except_p: str) -> dict[Key, Value]:
         if w.get((c, ROOM)) == r:
             out[(c, ROOM)] = r
     for o in st.objects_seen:
-        if w.get((o, ROOM)) == r and _is_visible(st, o):
+        if w.get((o, ROOM)) == r and type(w.get((o, CONTAINER))) is not str:  # _is_visible, inlined
             out[(o, ROOM)] = r
             out[(o, CONTAINER)] = NO_CONTAINER
-            out.update(_visible_state(st, o))
+            if st.visibility:  # no state property registered yet: no visible state
+                out.update(_visible_state(st, o))
     return out
 
 
