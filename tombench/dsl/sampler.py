@@ -236,6 +236,90 @@ def _location_tells(prop: str, private: bool, modified: bool = False) -> Enumera
     return enumerate_tells
 
 
+# ---------------------------------------------------------------------------------------------------- hopeless types
+# Most draws of a public tell, and of a room move, happen in states where no candidate of the type can be valid: nobody
+# shares a room with anyone (a public tell needs a listener), or nobody is in the room of an object. The draw then
+# rejects every candidate, one random number each. A `hopeless` test says so exactly and cheaply, and returns how many
+# candidates the enumerator would list (None when some candidate may be valid), so the sampler draws those random
+# numbers without building and testing the candidates. tests/dsl/test_equivalence.py pins the draws to the reference
+# sampler's.
+
+
+def _nobody_together(st: State) -> bool:
+    """No two people are in the same room."""
+    w = st.world
+    rooms: set[str] = set()
+    for p in st.people:
+        r = w.get((p, ROOM))
+        if type(r) is str:
+            if r in rooms:
+                return False
+            rooms.add(r)
+    return True
+
+
+def _hopeless_public_tells(prop: str, modified: bool) -> Callable[[Story], int | None]:
+    """For the public tells of `prop` facts: when nobody is together, the number of tuples of
+    `_location_tells(prop, private=False, modified)`, counted the same way; else None."""
+
+    def hopeless(story: Story) -> int | None:
+        st = story.state
+        if not _nobody_together(st):
+            return None
+        people = story.context.people
+        fos = st.fo
+        w = st.world
+        n = 0
+        for p in people:
+            fo = fos.get(p)
+            if not fo:
+                continue
+            facts = len([k for k, v in fo.items() if k[1] == prop and type(v) is str])
+            if facts and modified:
+                if type(w.get((p, ROOM))) is not str:  # not offered (see `_location_tells`)
+                    continue
+                facts *= len(_modifier_options(p, (p,), people))  # alone in the room: the witnesses are (p,)
+            n += facts
+        return n
+
+    return hopeless
+
+
+def _nobody_in_a_room(story: Story) -> bool:
+    """No person of the context is in a room (the start of every rollout)."""
+    w = story.state.world
+    for p in story.context.people:
+        if type(w.get((p, ROOM))) is str:
+            return False
+    return True
+
+
+def _hopeless_move_object_container(story: Story) -> int | None:
+    """When nobody is in a room (a move needs its actor in one), the number of tuples of `_move_object_container`."""
+    ctx = story.context
+    return len(ctx.people) * len(ctx.objects) * len(ctx.containers) if _nobody_in_a_room(story) else None
+
+
+def _hopeless_update_object_state(story: Story) -> int | None:
+    """When nobody is in a room (a change needs its actor in one), the number of tuples of `_update_object_state`."""
+    ctx = story.context
+    return len(ctx.people) * len(ctx.objects) * len(ctx.state_changes) if _nobody_in_a_room(story) else None
+
+
+def _hopeless_move_object_room(story: Story) -> int | None:
+    """When nobody is in the room of an object that has another room to go to, the number of tuples of
+    `_move_object_room`; else None."""
+    ctx = story.context
+    w = story.state.world
+    for o in ctx.objects:
+        ro = w.get((o, ROOM))
+        if type(ro) is str and any(r2 != ro for r2 in ctx.rooms):
+            for p in ctx.people:
+                if w.get((p, ROOM)) == ro:
+                    return None
+    return len(ctx.people) * len(ctx.objects) * len(ctx.rooms)
+
+
 def _with_modifiers(base: Enumerator, private: bool) -> Enumerator:
     """The `_peeking_distracted` variant of `base`: each tuple followed by each of its modifiers (K, D).
 
@@ -458,14 +542,24 @@ class _Kind(NamedTuple):
     modifiable: bool = True
     #: makes a `valid` for the candidates of one draw (one state) that shares work between them; None: use `valid`
     validator: Callable[[State], Callable[[State, tuple], bool]] | None = None
+    #: the number of candidates when none can be valid, else None (see "hopeless types"); None: no such test
+    hopeless: Callable[[Story], int | None] | None = None
 
 
 _BASE_KINDS: dict[str, _Kind] = {
     "enter_room": _Kind(EnterRoom, _enter_room, _valid_enter_room, True, False),
     "leave_room": _Kind(LeaveRoom, _leave_room, _valid_leave_room, False, False),
-    "move_object_container": _Kind(MoveObjectContainer, _move_object_container, _valid_move_object_container, True),
-    "update_object_state": _Kind(UpdateObjectState, _update_object_state, _valid_update_object_state, True),
-    "move_object_room": _Kind(MoveObjectRoom, _move_object_room, _valid_move_object_room, True, False),
+    "move_object_container": _Kind(
+        MoveObjectContainer, _move_object_container, _valid_move_object_container, True,
+        hopeless=_hopeless_move_object_container,
+    ),
+    "update_object_state": _Kind(
+        UpdateObjectState, _update_object_state, _valid_update_object_state, True,
+        hopeless=_hopeless_update_object_state,
+    ),
+    "move_object_room": _Kind(
+        MoveObjectRoom, _move_object_room, _valid_move_object_room, True, False, hopeless=_hopeless_move_object_room
+    ),
     "privately_tell_about_abstract_topic": _Kind(TellPrivate, _tell_private_topic, _valid_tell_private_topic, True),
     "publicly_tell_about_abstract_topic": _Kind(TellPublic, _tell_public_topic, _valid_tell_public_topic, True),
     "privately_tell_about_object_container_location": _Kind(
@@ -473,14 +567,14 @@ _BASE_KINDS: dict[str, _Kind] = {
     ),
     "publicly_tell_about_object_container_location": _Kind(
         _public_fact, _location_tells(CONTAINER, private=False), _valid_tell_public_fact, False,
-        validator=_public_fact_validator,
+        validator=_public_fact_validator, hopeless=_hopeless_public_tells(CONTAINER, modified=False),
     ),
     "privately_tell_about_object_room_location": _Kind(
         _private_fact, _location_tells(ROOM, private=True), _valid_tell_private_fact, False
     ),
     "publicly_tell_about_object_room_location": _Kind(
         _public_fact, _location_tells(ROOM, private=False), _valid_tell_public_fact, False,
-        validator=_public_fact_validator,
+        validator=_public_fact_validator, hopeless=_hopeless_public_tells(ROOM, modified=False),
     ),
 }
 #: every sampler action type: the base types, and `<base>_peeking_distracted` for those that take a modifier
@@ -491,12 +585,17 @@ _MODIFIED_TELLS: dict[str, Enumerator] = {
     for how in ("privately", "publicly")
     for prop in (CONTAINER, ROOM)
 }
+_MODIFIED_HOPELESS: dict[str, Callable[[Story], int | None]] = {
+    f"publicly_tell_about_object_{prop}_location": _hopeless_public_tells(prop, modified=True)
+    for prop in (CONTAINER, ROOM)
+}
 _KINDS: dict[str, _Kind] = {
     **_BASE_KINDS,
     **{
         name + PEEKING: k._replace(
             enumerate=_MODIFIED_TELLS.get(name) or _with_modifiers(k.enumerate, name.startswith("privately")),
             static=False,
+            hopeless=_MODIFIED_HOPELESS.get(name),
         )
         for name, k in _BASE_KINDS.items()
         if k.modifiable
@@ -564,6 +663,15 @@ def _sample_of_type(
     cache: dict[str, list[tuple]] | None,
 ) -> Step | None:
     """The part of `sample_action` after the type is drawn (and found not exhausted); `rand` is `rng.random`."""
+    if kind.hopeless is not None:
+        n = kind.hopeless(story)
+        if n is not None:
+            # no candidate can be valid: the draw below would reject all n, one random number each
+            for _ in range(n):
+                rand()
+            if exhausted is not None:
+                exhausted.add(name)
+            return None
     if cache is not None and kind.static:
         cands = cache.get(name)
         if cands is None:
