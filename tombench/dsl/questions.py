@@ -161,7 +161,7 @@ def belief_questions(
                         )
                         drafts.append((text, r, order, kind, who, x, ROOM, None, r != truth, slot, r))
         # K
-        for p, q, store in pairs:
+        for p, q, store in (pairs if st.topics else ()):
             for t in st.topics:
                 knows = store.get((t, TOPIC)) is True
                 yes_no = "yes" if knows else "no"
@@ -176,7 +176,7 @@ def belief_questions(
                 drafts.append(draft)
         # S
         kind = f"S{order}"
-        for p, q, store in pairs:
+        for p, q, store in (pairs if candidates else ()):
             who = (p,) if order == 1 else (p, q)
             for o, s, values in candidates:
                 held = store.get((o, s))

@@ -102,7 +102,10 @@ class Story:
         else:
             self._length += 2
             self._mods += 1
-        if _is_important(action):
+        important = _IMPORTANT_BY_TYPE.get(type(action))  # `_is_important`, its exact-type lookup inlined
+        if important is None:
+            important = _is_important(action)
+        if important:
             self._imp += 1
         return step
 
@@ -156,7 +159,7 @@ class Story:
         """Every question of the requested ToM orders (0 = state tracking), with answers and flags."""
         return generate_questions(
             self.state,
-            [s.sentence for s in self.steps],
+            [s.sentence for s in self.steps] if 0 in orders else (),  # only memory questions (order 0) use them
             first_order_room_questions=first_order_room_questions,
             orders=orders,
         )
