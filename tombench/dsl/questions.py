@@ -195,7 +195,11 @@ def belief_questions(
 
     groups: dict[tuple[str, str], set[str]] = {}
     for d in drafts:
-        groups.setdefault(d[9], set()).add(d[10])
+        answers = groups.get(d[9])
+        if answers is None:
+            groups[d[9]] = {d[10]}
+        else:
+            answers.add(d[10])
     interesting = {group for group, answers in groups.items() if len(answers) > 1}
     return [
         _question(text, answer, order, kind, who, thing, prop, value, group in interesting, false_belief)
