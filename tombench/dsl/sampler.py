@@ -91,7 +91,10 @@ class Conditions:
         if len(s.state.people) < st.people or len(s.state.rooms_involved) < st.rooms:
             return False
         diff_names = self.aset.differentiating
-        return any(action_name(x.action) in diff_names for x in s.steps)
+        for x in s.steps:  # a loop, not any(generator): this runs after most actions once imp = m
+            if action_name(x.action) in diff_names:
+                return True
+        return False
 
     def is_desired(self, s: Story) -> bool:
         return len(s) <= self.setting.max_sentences and self.structural(s)
@@ -162,9 +165,13 @@ def _enter_room(story: Story) -> list[tuple]:
 
 
 def _leave_room(story: Story) -> list[tuple]:
-    st = story.state
-    w = st.world
-    return [(p, w[(p, ROOM)]) for p in st.people if type(w.get((p, ROOM))) is str]  # is_concrete, inlined
+    w = story.state.world
+    out = []
+    for p in story.state.people:  # a loop, not a comprehension: a few people, enumerated in nearly every state
+        r = w.get((p, ROOM))
+        if type(r) is str:  # is_concrete, inlined
+            out.append((p, r))
+    return out
 
 
 def _move_object_container(story: Story) -> list[tuple]:
@@ -211,7 +218,11 @@ def _location_tells(prop: str, private: bool, modified: bool = False) -> Enumera
             fo = fos.get(p)
             if not fo:
                 continue
-            facts = [(k, v) for k, v in fo.items() if k[1] == prop and type(v) is str]
+            # a loop, not a comprehension: a store holds a few slots, and a comprehension's own call would cost more
+            facts = []
+            for item in fo.items():  # (slot, value)
+                if item[0][1] == prop and type(item[1]) is str:
+                    facts.append(item)
             if not facts:
                 continue
             if private:
@@ -274,7 +285,10 @@ def _hopeless_public_tells(prop: str, modified: bool) -> Callable[[Story], int |
             fo = fos.get(p)
             if not fo:
                 continue
-            facts = len([k for k, v in fo.items() if k[1] == prop and type(v) is str])
+            facts = 0
+            for item in fo.items():  # counted as `_location_tells` lists them
+                if item[0][1] == prop and type(item[1]) is str:
+                    facts += 1
             if facts and modified:
                 if type(w.get((p, ROOM))) is not str:  # not offered (see `_location_tells`)
                     continue

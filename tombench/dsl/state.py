@@ -68,7 +68,11 @@ class State:
     def people_in(self, room: str) -> list[str]:
         """People whose world room is `room`, in `people` order."""
         w = self.world
-        return [p for p in self.people if w.get((p, "room")) == room]
+        out = []
+        for p in self.people:  # a loop, not a comprehension: a few people, and this runs for most actions
+            if w.get((p, "room")) == room:
+                out.append(p)
+        return out
 
     # ------------------------------------------------------------------ copying
     def copy(self) -> State:
