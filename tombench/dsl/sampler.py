@@ -225,23 +225,30 @@ def _location_tells(prop: str, private: bool, modified: bool = False) -> Enumera
                     facts.append(item)
             if not facts:
                 continue
+            # loops again: each (speaker, listener) has a few facts
             if private:
                 for q in people:
                     if q == p:
                         continue
                     if modified:
                         opts = _modifier_options(p, (p, q), people)
-                        out += [(p, q, k, v, K, D) for k, v in facts for K, D in opts]
+                        for k, v in facts:
+                            for K, D in opts:
+                                out.append((p, q, k, v, K, D))
                     else:
-                        out += [(p, q, k, v) for k, v in facts]
+                        for k, v in facts:
+                            out.append((p, q, k, v))
             elif modified:
                 r = w.get((p, ROOM))
                 if type(r) is not str:  # not in a room: every tuple of this speaker would be rejected, none is offered
                     continue
                 opts = _modifier_options(p, tuple(st.people_in(r)), people)
-                out += [(p, k, v, K, D) for k, v in facts for K, D in opts]
+                for k, v in facts:
+                    for K, D in opts:
+                        out.append((p, k, v, K, D))
             else:
-                out += [(p, k, v) for k, v in facts]
+                for k, v in facts:
+                    out.append((p, k, v))
         return out
 
     return enumerate_tells
@@ -327,10 +334,14 @@ def _hopeless_move_object_room(story: Story) -> int | None:
     w = story.state.world
     for o in ctx.objects:
         ro = w.get((o, ROOM))
-        if type(ro) is str and any(r2 != ro for r2 in ctx.rooms):
-            for p in ctx.people:
-                if w.get((p, ROOM)) == ro:
-                    return None
+        if type(ro) is not str:
+            continue
+        for r2 in ctx.rooms:
+            if r2 != ro:  # a room to move it to: hopeless only if nobody is with it
+                for p in ctx.people:
+                    if w.get((p, ROOM)) == ro:
+                        return None
+                break
     return len(ctx.people) * len(ctx.objects) * len(ctx.rooms)
 
 
