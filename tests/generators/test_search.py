@@ -8,12 +8,13 @@ import random
 
 import pytest
 
-from tombench.dsl import DEFAULT_CONTEXT, Conditions, Prompt, Setting, Story, parse_structure
+from tombench.dsl import DEFAULT_CONTEXT, Conditions, Prompt, Setting, Story, parse_structure, random_story
 from tombench.dsl.values import CONTAINER, ROOM, is_concrete
 from tombench.generators.search import (
     SENTINEL_G,
     SearchConfig,
     SearchResult,
+    _drop_one,
     _weight,
     _weighted_order,
     astar_search,
@@ -126,9 +127,9 @@ def test_same_seed_same_result_and_json() -> None:
 def test_improved_mode_is_never_worse_than_paper_mode(setting: Setting, seed: int) -> None:
     paper = run(setting, Target("reality"), seed=seed)
     t = Target("reality")
-    improved = run(setting, t, seed=seed, mode="improved")
+    improved = run(setting, t, seed=seed, mode="improved", refine=0.0)
     check_accounting(improved, t, 8)
-    # identical draws until paper mode stops, so the paper trace is a prefix of the improved one
+    # without refinement: identical draws until paper mode stops, so the paper trace is a prefix of the improved one
     assert [n.text for n in paper.trace] == [n.text for n in improved.trace[: len(paper.trace)]]
     if paper.g is not None:
         assert improved.g is not None and improved.g <= paper.g
@@ -147,9 +148,12 @@ def test_improved_mode_with_an_oracle_spends_everything_and_finds_nothing() -> N
 def test_improved_mode_gives_up_when_nothing_can_be_evaluated() -> None:
     # the default context has no state changes, so object-state stories have no questions: every node is a sentinel
     t = Target("oracle")
-    r = run(Setting.make("tomi-object-state", 2, 2), t, mode="improved")
+    r = run(Setting.make("tomi-object-state", 2, 2), t, mode="improved", refine=0.0)
     assert (r.story, r.nodes_evaluated, t.calls) == (None, 0, 0)
     assert r.trace and all(n.g == SENTINEL_G for n in r.trace)
+    # refinement cannot even draw a desired story here (no state changes to make): it gives up too
+    r = run(Setting.make("tomi-object-state", 2, 2), t, mode="improved", refine=1.0)
+    assert (r.story, r.nodes_evaluated, t.calls) == (None, 0, 0)
 
 
 def test_neighbour_weights_follow_goal4_and_goal5() -> None:
@@ -189,7 +193,7 @@ def test_second_order_variant_asks_only_second_order_questions() -> None:
 
 
 def test_improved_mode_ranks_every_distinct_goal_hardest_first() -> None:
-    r = run(ROOMS, Target("reality"), seed=2, mode="improved", budget=30)
+    r = run(ROOMS, Target("reality"), seed=2, mode="improved", budget=30, refine=0.5)
     assert r.goals and r.goals[0][1] is r.node and r.goals[0][0] is r.story
     keys = [(n.g, -n.num_interesting, n.index) for _, n in r.goals]
     assert keys == sorted(keys) and all(n.is_goal for _, n in r.goals)
@@ -211,3 +215,56 @@ def test_wide_rounds_are_deterministic_and_spend_the_exact_budget(width: int) ->
     assert run(TOMI, Target("reality"), expand_width=width).to_dict() == run(TOMI, Target("reality")).to_dict()
     with pytest.raises(ValueError, match="expand_width"):
         SearchConfig(expand_width=0)
+
+
+@pytest.mark.parametrize("refine", [0.5, 1.0])
+def test_refinement_spends_the_budget_on_desired_stories_only(refine: float) -> None:
+    setting = Setting.make("tomi+info-exchange", 3, 3)
+    t = Target("reality")
+    r = run(setting, t, seed=5, mode="improved", budget=40, refine=refine)
+    check_accounting(r, t, 40)
+    assert r.nodes_evaluated == 40
+    cond = Conditions.of(setting)
+    astar_part = 40 - round(40 * refine)
+    spent = 0
+    for n in r.trace:
+        if spent >= astar_part:  # the refinement phase evaluates complete desired stories only
+            assert n.is_desired and cond.is_desired(parse_structure(n.text))
+        spent += n.spent
+    assert r.story is not None and cond.is_desired(r.story)
+    assert r.to_dict() == run(setting, Target("reality"), seed=5, mode="improved", budget=40, refine=refine).to_dict()
+
+
+def test_refinement_explores_around_the_hardest_goals() -> None:
+    setting = Setting.make("tomi+info-exchange", 3, 3)
+    r = run(setting, Target("reality"), seed=5, mode="improved", budget=60, refine=1.0)
+    stories = [parse_structure(n.text) for n in r.trace]
+    # pure refinement starts as over-generation and, once goals exist, draws children that share actions with one
+    firsts = [s.actions[0] for s in stories]
+    assert len(set(map(repr, firsts))) < len(firsts)
+    assert r.g is not None and r.g <= min(n.g for n in r.trace[:5] if n.is_goal)
+
+
+def test_refinement_with_an_oracle_finds_nothing_and_ends() -> None:
+    t = Target("oracle")
+    r = run(ROOMS, t, mode="improved", budget=20, refine=1.0)
+    assert r.story is None and r.goals == []
+    check_accounting(r, t, 20)
+    assert r.nodes_evaluated == 20
+
+
+def test_drop_one_keeps_the_other_actions_in_order() -> None:
+    setting = Setting.make("tomi", 3, 3)
+    cond = Conditions.of(setting)
+    parent = random_story(DEFAULT_CONTEXT, setting, random.Random(0))
+    assert parent is not None
+    for seed in range(20):
+        child = _drop_one(parent, cond, random.Random(seed))
+        rest = iter(parent.actions)
+        assert all(any(a == b for b in rest) for a in child.actions)  # a subsequence, in order
+        assert len(child.actions) < len(parent.actions)
+
+
+def test_refine_share_is_validated() -> None:
+    with pytest.raises(ValueError, match="refine"):
+        SearchConfig(refine=1.5)

@@ -17,11 +17,14 @@ and close to a valid story".
 Two modes:
 
 * ``paper``: exactly the loop of semantics §7.4; returns the *first* goal popped, or None.
-* ``improved``: the same loop and the same random draws, but it does not stop at the first goal: it spends the whole
-  budget and returns the hardest desired story evaluated (lowest g, ties broken by more interesting questions, then
-  by evaluation order). When the frontier runs dry with budget left, it restarts from the empty story (the cache
-  keeps it from paying twice for a story). Because every draw is identical up to the point where paper mode returns, the improved
-  story's g is never higher than the paper story's g for the same seed.
+* ``improved``: spends the whole budget and returns the hardest desired story evaluated (lowest g, ties broken by
+  more interesting questions, then by evaluation order), every distinct goal ranked in `SearchResult.goals`. The
+  first ``1 - refine`` of the budget runs the paper's loop without stopping at goals (restarting from the empty story
+  when the frontier runs dry); the rest *refines*: children of the hardest goals found so far, cut at a random
+  point or with one action dropped, completed by a random rollout to a desired story (`_refine`). The default,
+  ``refine=1``, is all refinement, seeded by over-generation: measured, it beats both over-generation and the A*
+  frontier at equal model calls (docs/search.md). With ``refine=0`` the draws are identical to paper mode's up to
+  the point where paper mode returns, so that story's g is an upper bound for the improved one.
 
 This module is pure asyncio: the target model is any `Answerer` (an async callable from prompts to responses), so
 the search is testable offline and knows nothing of Inspect. Concurrency and response caching are the answerer's job;
@@ -63,6 +66,8 @@ __all__ = [
     "astar_search",
     "SENTINEL_G",
     "RESTART_PATIENCE",
+    "REFINE_PARENTS",
+    "REFINE_PATIENCE",
 ]
 
 #: the target model: answers a batch of prompts (concurrently, in its own way), one response per prompt, in order
@@ -74,6 +79,12 @@ SearchMode = Literal["paper", "improved"]
 
 #: improved mode: consecutive fruitless restarts from the empty story before giving up (as §7.5's 10 searches)
 RESTART_PATIENCE = 10
+
+#: refinement: parents are drawn uniformly from this many hardest goals (few: the budget goes where it pays most)
+REFINE_PARENTS = 3
+
+#: refinement: consecutive draws that gave no fresh paying story (a repeat, not desired, or free) before it stops
+REFINE_PATIENCE = 200
 
 #: g of a node whose question set is empty: "not evaluated", ranked after every real accuracy, no budget spent
 SENTINEL_G = 2.0
@@ -109,6 +120,10 @@ class SearchConfig:
     #: keeps a slow model's connections busy (a round asks up to width x 2n nodes' questions at once) at the price
     #: of a less greedy frontier order; deterministic either way
     expand_width: int = 1
+    #: improved mode only: share of the budget spent refining instead of expanding the A* frontier: cut one of the
+    #: hardest goals found so far at a random point and complete the prefix with a random rollout to a desired story
+    #: (see `_refine`). 0 gives the pure A* improved loop
+    refine: float = 1.0
 
     def __post_init__(self) -> None:
         if self.k < 1:
@@ -119,6 +134,8 @@ class SearchConfig:
             raise ValueError(f"expand_width must be >= 1, got {self.expand_width}")
         if self.lookahead < 1:
             raise ValueError(f"lookahead must be >= 1, got {self.lookahead}")
+        if not 0.0 <= self.refine <= 1.0:
+            raise ValueError(f"refine must be between 0 and 1, got {self.refine}")
         for name, value, allowed in (
             ("g", self.g, ("acc", "acc-int", "acc2", "acc2-int")),
             ("weights", self.weights, ("weight-goal4", "weight-goal5", "random")),
@@ -403,6 +420,60 @@ def _ranked_goals(trace: list[NodeEval]) -> list[NodeEval]:
     return sorted((x for x in trace if x.is_goal), key=_hardness)
 
 
+def _drop_one(parent: Story, cond: Conditions, rng: random.Random) -> Story:
+    """`parent` without one random action, replayed: later actions that became invalid are skipped (a rollout then
+    completes it). Unlike a cut, this keeps the story's ending, where a recency-minded reader looks."""
+    skip = rng.randrange(len(parent.steps))
+    s = Story(parent.context)
+    for i, a in enumerate(parent.actions):
+        if i != skip:
+            s.try_apply(a)
+            if cond.never_desired(s):
+                break
+    return s
+
+
+async def _refine(root: Story, cond: Conditions, ev: Evaluator, config: SearchConfig, rng: random.Random,
+                  width: int) -> None:
+    """Spend the rest of the budget resampling suffixes of the hardest goals found (improved mode).
+
+    Why: only desired stories can be returned, yet A* pays for the questions of every partial story on the way, and
+    a prefix's accuracy predicts its completions' only loosely. Here every call goes to a complete desired story, and
+    what made a goal hard (who missed which move, which container was mentioned first or last) lives in its actions.
+    A child of one of the REFINE_PARENTS hardest goals either keeps a random-length prefix and redraws the rest, or
+    drops one action and keeps the rest (`_drop_one`); a random rollout completes it to a desired story. A cut at 0
+    is a fresh random story, so the phase also keeps over-generating, and with no goal yet it *is* over-generation. Rounds of `4 * width` children are drawn before any is asked (deterministic for a seed whatever
+    the order of responses) and asked together.
+    """
+    misses = 0
+    while ev.used < config.budget and misses < REFINE_PATIENCE:
+        parents = [ev.desired[x.index] for x in _ranked_goals(ev.trace)[:REFINE_PARENTS]]
+        batch: list[Story] = []
+        texts: set[str] = set()
+        planned = ev.used
+        while len(batch) < 4 * width and planned < config.budget and misses < REFINE_PATIENCE:
+            if not parents:
+                child = Story(root.context)
+            elif rng.random() < 0.5:
+                child = _drop_one(rng.choice(parents), cond, rng)
+            else:
+                parent = rng.choice(parents)
+                child = Story(parent.context, parent.actions[: rng.randrange(len(parent.steps))])
+            child = rollout(child, cond, rng, copy=False)
+            text = child.text
+            if not cond.is_desired(child) or text in ev.cache or text in texts:
+                misses += 1
+                continue
+            cost = ev.cost(child)
+            misses = misses + 1 if cost == 0 else 0  # free stories (no questions, shortcut) cannot end the phase
+            batch.append(child)
+            texts.add(text)
+            planned += cost
+        if not batch:
+            break
+        await ev.evaluate_many(batch, rng)
+
+
 async def astar_search(
     setting: Setting,
     context: Context,
@@ -431,8 +502,10 @@ async def astar_search(
     restarts_without_spend = 0
     spent_at_restart = 0
     width = config.expand_width if config.mode == "improved" else 1
+    # improved mode leaves `refine` of the budget to the refinement phase
+    budget = config.budget - (round(config.budget * config.refine) if config.mode == "improved" else 0)
     while pops < config.max_pops:
-        if config.mode == "improved" and ev.used >= config.budget:
+        if config.mode == "improved" and ev.used >= budget:
             break  # nothing left to learn: every evaluated node is already in the trace
         if not heap:
             # improved mode only: the frontier ran dry with budget left (rollouts stop at S, so small settings exhaust
@@ -454,7 +527,7 @@ async def astar_search(
         planned_spend = ev.used
         planned_texts: set[str] = set()
         while heap and len(rounds) < width and pops < config.max_pops:
-            if rounds and planned_spend >= config.budget:
+            if rounds and planned_spend >= budget:
                 break  # the round already plans the rest of the budget
             _, g, _, key, node = heapq.heappop(heap)
             pops += 1
@@ -464,7 +537,7 @@ async def astar_search(
                 break
             if cond.structural(s) or cond.never_desired(s):
                 continue
-            if planned_spend >= config.budget:
+            if planned_spend >= budget:
                 continue  # drain: a goal already pushed may still be returned
             n = _branching(g)
             # (child, its cached evaluation or None); a cache hit is pushed again with its cached g and h, spends
@@ -483,7 +556,7 @@ async def astar_search(
                     if ev.plan(c)[1]:
                         real += 1
                         planned_spend += ev.cost(c)
-                if real >= n or planned_spend >= config.budget:
+                if real >= n or planned_spend >= budget:
                     break
             rounds.append(batch)
         if found is not None:
@@ -497,6 +570,7 @@ async def astar_search(
                 counter += 1
     goals = [found] if found is not None else []
     if config.mode == "improved":
+        await _refine(root, cond, ev, config, rng, width)
         goals = _ranked_goals(ev.trace)
         found = goals[0] if goals else None
     return SearchResult(

@@ -81,7 +81,7 @@ class RunConfig:
         d["search"] = asdict(self.search)
         if not (self.method == "astar" and self.search.mode == "improved"):
             # meaningless for other methods: left out, so run.json of runs made before the option still match
-            del d["improved_scope"], d["expand_width"]
+            del d["improved_scope"], d["expand_width"], d["search"]["refine"]
         if self.search.expand_width == 1:
             del d["search"]["expand_width"]  # the default, as before the option existed
         return d
