@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from itertools import groupby
+from itertools import groupby, product
 from operator import itemgetter
 from typing import NamedTuple
 
@@ -157,11 +157,12 @@ def _modifier_options(actor: str, W: tuple[str, ...], people: tuple[str, ...]) -
 
 Modifiers = tuple[tuple[str, ...], tuple[str, ...]]
 Enumerator = Callable[[Story], list[tuple]]
+# The static enumerators use itertools.product: the tuples, in the order, of the nested loops over the context lists.
 
 
 def _enter_room(story: Story) -> list[tuple]:
     ctx = story.context
-    return [(p, r) for p in ctx.people for r in ctx.rooms]
+    return list(product(ctx.people, ctx.rooms))
 
 
 def _leave_room(story: Story) -> list[tuple]:
@@ -176,17 +177,17 @@ def _leave_room(story: Story) -> list[tuple]:
 
 def _move_object_container(story: Story) -> list[tuple]:
     ctx = story.context
-    return [(p, o, c) for p in ctx.people for o in ctx.objects for c in ctx.containers]
+    return list(product(ctx.people, ctx.objects, ctx.containers))
 
 
 def _update_object_state(story: Story) -> list[tuple]:
     ctx = story.context
-    return [(p, o, sc) for p in ctx.people for o in ctx.objects for sc in ctx.state_changes]
+    return list(product(ctx.people, ctx.objects, ctx.state_changes))
 
 
 def _move_object_room(story: Story) -> list[tuple]:
     ctx = story.context
-    return [(p, o, r) for p in ctx.people for o in ctx.objects for r in ctx.rooms]
+    return list(product(ctx.people, ctx.objects, ctx.rooms))
 
 
 def _tell_private_topic(story: Story) -> list[tuple]:
@@ -196,7 +197,7 @@ def _tell_private_topic(story: Story) -> list[tuple]:
 
 def _tell_public_topic(story: Story) -> list[tuple]:
     ctx = story.context
-    return [(p, t) for p in ctx.people for t in ctx.topics]
+    return list(product(ctx.people, ctx.topics))
 
 
 def _location_tells(prop: str, private: bool, modified: bool = False) -> Enumerator:
