@@ -689,8 +689,9 @@ def _sample_of_type(
     cache: dict[str, list[tuple]] | None,
 ) -> Step | None:
     """The part of `sample_action` after the type is drawn (and found not exhausted); `rand` is `rng.random`."""
-    if kind.hopeless is not None:
-        n = kind.hopeless(story)
+    build, enumerate_cands, valid, static, _, validator, hopeless = kind  # one unpacking, not six attribute reads
+    if hopeless is not None:
+        n = hopeless(story)
         if n is not None:
             # no candidate can be valid: the draw below would reject all n, one random number each
             for _ in range(n):
@@ -698,22 +699,23 @@ def _sample_of_type(
             if exhausted is not None:
                 exhausted.add(name)
             return None
-    if cache is not None and kind.static:
+    if cache is not None and static:
         cands = cache.get(name)
         if cands is None:
-            cands = cache[name] = kind.enumerate(story)
+            cands = cache[name] = enumerate_cands(story)
         cands = list(cands)
     else:
-        cands = kind.enumerate(story)
+        cands = enumerate_cands(story)
     st = story.state
-    valid = kind.valid if kind.validator is None else kind.validator(st)
+    if validator is not None:
+        valid = validator(st)
     n = len(cands)
     while n:
         # lazy Fisher–Yates: draw among the n not yet rejected, move a rejected one out of the live prefix
         j = int(rand() * n)
         args = cands[j]
         if valid(st, args):
-            step = story._commit(kind.build(*args))  # valid == (check is None): checking again would be redundant
+            step = story._commit(build(*args))  # valid == (check is None): checking again would be redundant
             if exhausted:
                 exhausted.clear()
             return step

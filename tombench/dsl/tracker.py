@@ -390,9 +390,14 @@ def _check_fact(st: State, speaker: str, t: str | Fact) -> str | None:
 
 
 # ---------------------------------------------------------------------------------------------------- effects
+#: NotIn(x), one shared instance per place: an immutable value equals a separate copy, and creating a frozen
+#: dataclass costs more than looking it up (every departure writes one into the world and the witnesses' stores)
+_not_in = lru_cache(maxsize=4096)(NotIn)
+
+
 def _leave(st: State, p: str, r: str) -> None:
     W = st.people_in(r)
-    gone = NotIn(r)  # one immutable value for the world and every store: equal to separate copies, cheaper
+    gone = _not_in(r)
     st.world[(p, ROOM)] = gone
     _broadcast(st, {(p, ROOM): gone}, W)
 
@@ -474,9 +479,10 @@ def _apply_move_object_room(st: State, a: MoveObjectRoom, idx: int) -> Step:
     c = w.get((o, CONTAINER))
     W1 = st.people_in(r1)
     vstate = _visible_state(st, o)
-    departure: dict[Key, Value] = {(o, ROOM): NotIn(r1), (p, ROOM): NotIn(r1)}
+    gone = _not_in(r1)
+    departure: dict[Key, Value] = {(o, ROOM): gone, (p, ROOM): gone}
     if is_concrete(c):
-        departure[(o, CONTAINER)] = NotIn(c)  # type: ignore[arg-type]
+        departure[(o, CONTAINER)] = _not_in(c)
         w[(o, CONTAINER)] = NO_CONTAINER
     departure.update(vstate)
     w[(o, ROOM)] = r2
