@@ -70,7 +70,9 @@ class State:
         w = self.world
         out = []
         for p in self.people:  # a loop, not a comprehension: a few people, and this runs for most actions
-            if w.get((p, "room")) == room:
+            r = w.get((p, "room"))
+            # the type test first: comparing a NotIn calls its Python-level __eq__ (and it never equals a room name)
+            if type(r) is str and r == room:
                 out.append(p)
         return out
 
