@@ -257,8 +257,9 @@ def _location_tells(prop: str, private: bool, modified: bool = False) -> Enumera
 
 # ---------------------------------------------------------------------------------------------------- hopeless types
 # Most draws of a public tell, and of a room move, happen in states where no candidate of the type can be valid: nobody
-# shares a room with anyone (a public tell needs a listener), or nobody is in the room of an object. The draw then
-# rejects every candidate, one random number each. A `hopeless` test says so exactly and cheaply, and returns how many
+# shares a room with anyone (a public tell needs a listener), or nobody is in the room of an object (or in any room, at
+# the start of a rollout; a topic tell has no candidate at all in a context without topics). The draw then rejects
+# every candidate, one random number each. A `hopeless` test says so exactly and cheaply, and returns how many
 # candidates the enumerator would list (None when some candidate may be valid), so the sampler draws those random
 # numbers without building and testing the candidates. tests/dsl/test_equivalence.py pins the draws to the reference
 # sampler's.
@@ -326,6 +327,11 @@ def _hopeless_update_object_state(story: Story) -> int | None:
     """When nobody is in a room (a change needs its actor in one), the number of tuples of `_update_object_state`."""
     ctx = story.context
     return len(ctx.people) * len(ctx.objects) * len(ctx.state_changes) if _nobody_in_a_room(story) else None
+
+
+def _hopeless_without_topics(story: Story) -> int | None:
+    """A topic tell in a context without topics has no candidate at all (the default context has none)."""
+    return None if story.context.topics else 0
 
 
 def _hopeless_move_object_room(story: Story) -> int | None:
@@ -587,8 +593,12 @@ _BASE_KINDS: dict[str, _Kind] = {
     "move_object_room": _Kind(
         MoveObjectRoom, _move_object_room, _valid_move_object_room, True, False, hopeless=_hopeless_move_object_room
     ),
-    "privately_tell_about_abstract_topic": _Kind(TellPrivate, _tell_private_topic, _valid_tell_private_topic, True),
-    "publicly_tell_about_abstract_topic": _Kind(TellPublic, _tell_public_topic, _valid_tell_public_topic, True),
+    "privately_tell_about_abstract_topic": _Kind(
+        TellPrivate, _tell_private_topic, _valid_tell_private_topic, True, hopeless=_hopeless_without_topics
+    ),
+    "publicly_tell_about_abstract_topic": _Kind(
+        TellPublic, _tell_public_topic, _valid_tell_public_topic, True, hopeless=_hopeless_without_topics
+    ),
     "privately_tell_about_object_container_location": _Kind(
         _private_fact, _location_tells(CONTAINER, private=True), _valid_tell_private_fact, False
     ),
@@ -613,8 +623,12 @@ _MODIFIED_TELLS: dict[str, Enumerator] = {
     for prop in (CONTAINER, ROOM)
 }
 _MODIFIED_HOPELESS: dict[str, Callable[[Story], int | None]] = {
-    f"publicly_tell_about_object_{prop}_location": _hopeless_public_tells(prop, modified=True)
-    for prop in (CONTAINER, ROOM)
+    **{
+        f"publicly_tell_about_object_{prop}_location": _hopeless_public_tells(prop, modified=True)
+        for prop in (CONTAINER, ROOM)
+    },
+    "privately_tell_about_abstract_topic": _hopeless_without_topics,
+    "publicly_tell_about_abstract_topic": _hopeless_without_topics,
 }
 _KINDS: dict[str, _Kind] = {
     **_BASE_KINDS,
@@ -756,10 +770,9 @@ def rollout(
     limit = math.inf if max_actions is None else max_actions
     exhausted: set[str] = set()
     cache: dict[str, list[tuple]] = {}
-    done = finished(s)
+    # `added` changes only with the story, so the limit is tested with the predicates
+    done = finished(s) or added >= limit
     while not done:
-        if added >= limit:
-            break
         # `sample_action`, with the type drawn here so that an exhausted type costs no function call
         i = int(rand() * n_allowed)
         name = allowed[i]
@@ -770,7 +783,7 @@ def rollout(
         else:
             failures = 0
             added += 1
-            done = finished(s)  # predicates of the story: re-evaluated only when it changed
+            done = finished(s) or added >= limit  # predicates of the story: re-evaluated only when it changed
     return s
 
 
