@@ -301,7 +301,8 @@ def _hopeless_public_tells(prop: str, modified: bool) -> Callable[[Story], int |
             if facts and modified:
                 if type(w.get((p, ROOM))) is not str:  # not offered (see `_location_tells`)
                     continue
-                facts *= len(_modifier_options(p, (p,), people))  # alone in the room: the witnesses are (p,)
+                # alone in the room (witnesses (p,)): the options are one peeker among the others, nobody distracted
+                facts *= len(people) - 1
             n += facts
         return n
 
