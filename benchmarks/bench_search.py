@@ -30,13 +30,14 @@ from tombench.generators.contexts import load_context_bank
 from tombench.generators.search import SearchConfig
 from tombench.generators.search_runner import RunConfig, read_jsonl, run_searches
 
-#: label -> (method, A* mode, improved scope, refine share or None for SearchConfig's default)
+#: label -> (method, A* mode, improved scope, refine share or None for SearchConfig's default, prune)
 METHODS = {
-    "over-generate": ("over-generate", "paper", "setting", None),
-    "A* paper": ("astar", "paper", "setting", None),
-    "A* improved/story, no refine": ("astar", "improved", "story", 0.0),
-    "A* improved, no refine": ("astar", "improved", "setting", 0.0),
-    "A* improved": ("astar", "improved", "setting", None),
+    "over-generate": ("over-generate", "paper", "setting", None, True),
+    "A* paper": ("astar", "paper", "setting", None, True),
+    "A* improved/story, no refine": ("astar", "improved", "story", 0.0, True),
+    "A* improved, no refine": ("astar", "improved", "setting", 0.0, True),
+    "A* improved, no prune": ("astar", "improved", "setting", None, False),
+    "A* improved": ("astar", "improved", "setting", None, True),
 }
 
 
@@ -65,9 +66,9 @@ def sample_settings(n: int, seed: int, story_types: list[str] | None = None):
 
 
 def run_one(target, settings, contexts, method, mode, stories, budget, seed, parallel, unit="calls", scope="setting",
-            width=4, g="acc", refine=None):
+            width=4, g="acc", refine=None, prune=True):
     run = RunConfig(stories_per_setting=stories, budget_per_story=budget, seed=seed, method=method,
-                    search=SearchConfig(budget=budget, mode=mode, budget_unit=unit, g=g,
+                    search=SearchConfig(budget=budget, mode=mode, budget_unit=unit, g=g, prune=prune,
                                         **({} if refine is None else {"refine": refine})), improved_scope=scope,
                     expand_width=width)
     with tempfile.TemporaryDirectory() as tmp:
@@ -171,10 +172,11 @@ def main() -> None:
         for name, target in targets:
             rows = {}
             for label in methods:
-                method, mode, scope, refine = METHODS[label]
+                method, mode, scope, refine, prune = METHODS[label]
                 refine = args.refine if refine is None else refine
                 rows[label] = run_one(target, settings, contexts, method, mode, args.stories, args.budget, args.seed,
-                                      args.parallel_settings, args.budget_unit, scope, args.width, args.g, refine)
+                                      args.parallel_settings, args.budget_unit, scope, args.width, args.g, refine,
+                                      prune)
             floor = None
             if args.floor_mult:
                 long = run_one(target, settings, contexts, "over-generate", "paper", args.stories,
@@ -219,10 +221,10 @@ def main() -> None:
         table.add_column(col, justify="right")
     target = baseline_answerer("recency", args.latency, args.connections)
     for label in [m for m in ("A* improved", "over-generate") if m in methods]:
-        method, mode, scope, refine = METHODS[label]
+        method, mode, scope, refine, prune = METHODS[label]
         r = run_one(target, settings, contexts, method, mode, args.stories, args.budget, args.seed,
                     args.parallel_settings, args.budget_unit, scope, args.width, args.g,
-                    args.refine if refine is None else refine)
+                    args.refine if refine is None else refine, prune)
         bound = r["calls"] * args.latency / args.connections
         table.add_row(label, str(r["calls"]), f"{r['wall']:.1f}",
                       f"{bound:.1f}", f"{r['wall'] / bound:.2f}" if bound else "–")

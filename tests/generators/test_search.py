@@ -8,7 +8,17 @@ import random
 
 import pytest
 
-from tombench.dsl import DEFAULT_CONTEXT, Conditions, Prompt, Setting, Story, parse_structure, random_story
+from tombench.dsl import (
+    DEFAULT_CONTEXT,
+    Conditions,
+    Prompt,
+    Setting,
+    Story,
+    build_prompt,
+    check_answer,
+    parse_structure,
+    random_story,
+)
 from tombench.dsl.values import CONTAINER, ROOM, is_concrete
 from tombench.generators.search import (
     SENTINEL_G,
@@ -19,6 +29,7 @@ from tombench.generators.search import (
     _weighted_order,
     astar_search,
 )
+from tombench.models._baselines import answer as baseline_answer
 
 TOMI = Setting.make("tomi", 2, 2)
 ROOMS = Setting.make("tomi+room-changes", 2, 2)
@@ -30,7 +41,8 @@ def _split(p: Prompt) -> tuple[Story, str]:
 
 
 class Target:
-    """A fake async target that counts its calls; `kind` is "oracle" (always right) or "reality" (world state)."""
+    """A fake async target that counts its calls; `kind` is "oracle" (always right), "reality" (world state), or an
+    offline baseline ("recency", "primacy")."""
 
     def __init__(self, kind: str) -> None:
         self.kind = kind
@@ -43,7 +55,9 @@ class Target:
         out = []
         for p in prompts:
             story, q = _split(p)
-            if self.kind == "oracle":
+            if self.kind in ("recency", "primacy"):  # the package's offline baselines, as in the benchmark
+                out.append(baseline_answer(self.kind, p.user, seed=0))
+            elif self.kind == "oracle":
                 out.append({x.text: x.answer for x in story.questions(orders=(1, 2))}[q])
             else:  # reality: where the object really is, whoever is asked about
                 obj = story.context.objects[0]
@@ -268,3 +282,58 @@ def test_drop_one_keeps_the_other_actions_in_order() -> None:
 def test_refine_share_is_validated() -> None:
     with pytest.raises(ValueError, match="refine"):
         SearchConfig(refine=1.5)
+
+
+def _full_accuracy(text: str, t: Target) -> float:
+    """What a node's g would have been with every first-order question asked (the fake targets are pure)."""
+    story = parse_structure(text)
+    qs = story.questions(orders=(1,))
+    responses = asyncio.run(Target(t.kind)([build_prompt(text, q.text) for q in qs]))
+    ctx = story.context
+    right = [
+        check_answer(r, q.answer, q.answer_type, ctx.rooms if q.answer_type == "room" else ctx.containers,
+                     question=q.text).correct
+        for q, r in zip(qs, responses, strict=True)
+    ]
+    return sum(right) / len(qs)
+
+
+@pytest.mark.parametrize("keep", [1, 3])
+def test_pruned_refinement_drops_only_children_that_cannot_beat_the_kept_goals(keep: int) -> None:
+    setting = Setting.make("tomi+info-exchange", 3, 3)
+    t = Target("recency")
+    r = run(setting, t, seed=5, mode="improved", budget=400, budget_unit="calls", keep=keep)
+    pruned = [n for n in r.trace if n.pruned]
+    assert pruned, "recency answers many stories well enough to prune them"
+    assert r.model_calls == t.prompts == sum(len(n.questions) for n in r.trace if not n.shortcut)
+    assert r.model_calls <= 400 + max(len(n.questions) for n in r.trace)
+    kept = [n.g for _, n in r.goals[:keep]]
+    assert len(kept) == keep and all(not n.pruned for _, n in r.goals)
+    for n in pruned:
+        # asked fewer than all, g a lower bound of the full accuracy, which is no better than the kept stories
+        full = _full_accuracy(n.text, t)
+        assert len(n.questions) < len(parse_structure(n.text).questions(orders=(1,)))
+        assert n.g <= full and full >= kept[-1]
+        assert not n.is_goal
+    # deterministic, and pruning is what saved the calls: without it the same budget evaluates fewer stories
+    again = run(setting, Target("recency"), seed=5, mode="improved", budget=400, budget_unit="calls", keep=keep)
+    assert again.to_dict() == r.to_dict()
+    full = run(setting, Target("recency"), seed=5, mode="improved", budget=400, budget_unit="calls", keep=keep,
+               prune=False)
+    assert not any(n.pruned for n in full.trace)
+    assert len(r.trace) > 2 * len(full.trace)
+    assert [n.g for _, n in r.goals[:keep]] <= [n.g for _, n in full.goals[:keep]]
+
+
+def test_refinement_stops_once_the_kept_goals_are_at_accuracy_zero() -> None:
+    t = Target("primacy")
+    r = run(Setting.make("tomi", 3, 3), t, seed=5, mode="improved", budget=400, budget_unit="calls", keep=3)
+    assert [n.g for _, n in r.goals[:3]] == [0.0, 0.0, 0.0]
+    assert r.model_calls == t.prompts < 100  # nothing left to gain: the rest of the budget is not spent
+
+
+def test_pruning_needs_a_call_budget_and_keep_is_validated() -> None:
+    r = run(Setting.make("tomi+info-exchange", 3, 3), Target("reality"), seed=5, mode="improved", budget=40)
+    assert not any(n.pruned for n in r.trace)  # a node budget gains nothing from asking fewer questions
+    with pytest.raises(ValueError, match="keep"):
+        SearchConfig(keep=0)

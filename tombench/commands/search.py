@@ -56,6 +56,9 @@ def _contexts(value: str) -> list:
 @click.option("--refine", type=float, default=None,
               help="Improved mode: share of the budget spent refining the hardest stories found (0-1; default 1: "
                    "over-generation, then suffix and one-action edits of the hardest; 0: A* frontier only).")
+@click.option("--prune/--no-prune", default=True, show_default=True,
+              help="Improved mode with --budget-unit calls: stop asking a story's questions once it cannot beat the "
+                   "stories kept so far (saves calls for more candidates).")
 @click.option("--g", "g_variant", type=click.Choice(["acc", "acc-int", "acc2", "acc2-int"]), default="acc",
               show_default=True, help="Objective: accuracy on (interesting) first- or second-order questions.")
 @click.option("--k", default=3, show_default=True, help="Actions added per neighbour.")
@@ -72,7 +75,7 @@ def _contexts(value: str) -> list:
 def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric: str, people: str, moves: str,
            rooms: int | None, stories_per_setting: int, budget: int, budget_unit: str, budget_per_setting: int | None,
            method: str,
-           mode: str, refine: float | None, g_variant: str, k: int, check: str, contexts: str, seed: int, max_connections: int | None,
+           mode: str, refine: float | None, prune: bool, g_variant: str, k: int, check: str, contexts: str, seed: int, max_connections: int | None,
            parallel_settings: int, no_cache: bool, out_dir: Path, export_hf: Path | None) -> None:
     """Search adversarial stories against a model, for every setting of a grid."""
     from tombench.dsl import ACTION_SETS, Setting
@@ -100,7 +103,7 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
         margs[key] = val
     try:
         scfg = SearchConfig(k=k, budget=budget, g=g_variant, check=check, mode=mode,  # type: ignore[arg-type]
-                            budget_unit=budget_unit,  # type: ignore[arg-type]
+                            budget_unit=budget_unit, prune=prune,  # type: ignore[arg-type]
                             **({} if refine is None else {"refine": refine}))
     except ValueError as e:
         raise UserError(str(e)) from None

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import heapq
+import math
 import random
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field
@@ -124,6 +125,12 @@ class SearchConfig:
     #: hardest goals found so far at a random point and complete the prefix with a random rollout to a desired story
     #: (see `_refine`). 0 gives the pure A* improved loop
     refine: float = 1.0
+    #: improved mode only: how many of the hardest goals the caller keeps (a setting-scoped run keeps one per story
+    #: slot); refinement prunes against the `keep`-th hardest
+    keep: int = 1
+    #: improved mode, "calls" budget only: refinement asks a child's questions in small steps, likeliest-correct
+    #: first, and stops as soon as the child can no longer beat the `keep`-th hardest goal (`Evaluator.evaluate_pruned`)
+    prune: bool = True
 
     def __post_init__(self) -> None:
         if self.k < 1:
@@ -134,6 +141,8 @@ class SearchConfig:
             raise ValueError(f"expand_width must be >= 1, got {self.expand_width}")
         if self.lookahead < 1:
             raise ValueError(f"lookahead must be >= 1, got {self.lookahead}")
+        if self.keep < 1:
+            raise ValueError(f"keep must be >= 1, got {self.keep}")
         if not 0.0 <= self.refine <= 1.0:
             raise ValueError(f"refine must be between 0 and 1, got {self.refine}")
         for name, value, allowed in (
@@ -163,6 +172,9 @@ class NodeEval:
     questions: list[dict[str, Any]] = field(default_factory=list)
     #: True when g came from the short-story shortcut (no model call)
     shortcut: bool = False
+    #: True when refinement stopped asking early (`Evaluator.evaluate_pruned`): `questions` holds only the questions
+    #: asked and g is a lower bound (correct answers over all questions), so the node is never a goal
+    pruned: bool = False
 
     @property
     def f(self) -> float:
@@ -170,7 +182,7 @@ class NodeEval:
 
     @property
     def is_goal(self) -> bool:
-        return self.is_desired and self.g < 1.0
+        return self.is_desired and self.g < 1.0 and not self.pruned
 
     @property
     def num_interesting(self) -> int:
@@ -303,7 +315,31 @@ class Evaluator:
             pending.append((s, qs, h, avglen))
         return list(await asyncio.gather(*(self._score(s, qs, h, a) for s, qs, h, a in pending)))
 
-    async def _score(self, story: Story, qs: list[Question], h: float, avglen: float) -> NodeEval:
+    async def evaluate_pruned(self, stories: Sequence[Story], rng: random.Random, threshold: float | None
+                              ) -> list[NodeEval]:
+        """Like `evaluate_many`, but stop asking a story's questions once its g is sure to be >= `threshold`.
+
+        Why: refinement keeps only stories harder than the `keep`-th hardest goal so far, and most children are not;
+        a child of n questions is out as soon as ceil(threshold x n) answers are right, whatever the rest. Each step
+        asks just enough questions to reach that count if all were right (so a hopeless child costs the fewest
+        calls, in few round trips), likeliest-right first by this target's record on the trace so far
+        (`_right_rates`). A pruned node records the questions asked, g = right answers / n (a lower bound) and
+        `pruned`; it spends its unit but is never a goal. `threshold` None asks everything, as `evaluate_many`.
+        The threshold is fixed for the batch and the order depends only on the trace before it, so the calls made
+        depend on the responses, never on the order they arrive in.
+        """
+        rates = _right_rates(self.trace)
+        pending: list[tuple[Story, list[Question], float, float]] = []
+        for s in stories:
+            qs, _ = self.plan(s)
+            h, avglen = self.lookahead(s, rng)
+            if threshold is not None:
+                qs = sorted(qs, key=lambda q: -rates.get(_qkey(q), 0.5))  # stable: ties keep the question order
+            pending.append((s, qs, h, avglen))
+        return list(await asyncio.gather(*(self._score(s, qs, h, a, threshold) for s, qs, h, a in pending)))
+
+    async def _score(self, story: Story, qs: list[Question], h: float, avglen: float,
+                     threshold: float | None = None) -> NodeEval:
         text = story.text
         desired = self.cond.is_desired(story)
         index = len(self.trace)
@@ -320,20 +356,59 @@ class Evaluator:
             self.desired[index] = story
         self.spent += node.spent
         if node.spent and not node.shortcut:
-            prompts = [build_prompt(text, q.text) for q in qs]
-            self.model_calls += len(prompts)
-            responses = await self.answer(prompts)
-            if len(responses) != len(prompts):
-                raise ValueError(f"answerer returned {len(responses)} responses for {len(prompts)} prompts")
-            ctx = story.context
-            records = []
-            for q, r in zip(qs, responses, strict=True):
-                cands = ctx.rooms if q.answer_type == AnswerType.ROOM else ctx.containers
-                v = check_answer(r, q.answer, q.answer_type, cands, self.config.check, question=q.text)
-                records.append({**_qdict(q), "response": r, "correct": v.correct})
+            n = len(qs)
+            # right answers that put g at or above the threshold: a tie cannot lower the mean of the kept stories
+            enough = n + 1 if threshold is None else math.ceil(threshold * n - 1e-9)
+            records: list[dict[str, Any]] = []
+            right = 0
+            while len(records) < n and right < enough:
+                need = enough - right
+                step = need if need <= n - len(records) else n - len(records)
+                batch = await self._ask(story, qs[len(records): len(records) + step])
+                records += batch
+                right += sum(x["correct"] for x in batch)
+            if threshold is not None:  # back to the question set's order (evaluate_pruned asked in another)
+                pos = {q.text: i for i, q in enumerate(self.plan(story)[0])}
+                records.sort(key=lambda x: pos[x["question"]])
             node.questions = records
-            node.g = sum(x["correct"] for x in records) / len(records)
+            node.g = right / n
+            node.pruned = len(records) < n
         return node
+
+    async def _ask(self, story: Story, qs: list[Question]) -> list[dict[str, Any]]:
+        """Put `qs` about `story` to the target at once; each question's record with the response and its verdict."""
+        prompts = [build_prompt(story.text, q.text) for q in qs]
+        self.model_calls += len(prompts)
+        responses = await self.answer(prompts)
+        if len(responses) != len(prompts):
+            raise ValueError(f"answerer returned {len(responses)} responses for {len(prompts)} prompts")
+        ctx = story.context
+        records = []
+        for q, r in zip(qs, responses, strict=True):
+            cands = ctx.rooms if q.answer_type == AnswerType.ROOM else ctx.containers
+            v = check_answer(r, q.answer, q.answer_type, cands, self.config.check, question=q.text)
+            records.append({**_qdict(q), "response": r, "correct": v.correct})
+        return records
+
+
+def _qkey(q: Question | dict[str, Any]) -> tuple[str, bool, bool]:
+    """What predicts a target's answer being right, for ordering questions: the kind and the two flags."""
+    if isinstance(q, dict):
+        return q["kind"], q["interesting"], q["false_belief"]
+    return q.kind, q.interesting, q.false_belief
+
+
+def _right_rates(trace: list[NodeEval]) -> dict[tuple[str, bool, bool], float]:
+    """Per question key, the share of right answers so far (Laplace-smoothed: (right + 1) / (asked + 2))."""
+    counts: dict[tuple[str, bool, bool], list[int]] = {}
+    for node in trace:
+        if node.shortcut:
+            continue
+        for x in node.questions:
+            c = counts.setdefault(_qkey(x), [0, 0])
+            c[0] += x["correct"]
+            c[1] += 1
+    return {k: (r + 1) / (t + 2) for k, (r, t) in counts.items()}
 
 
 def _qdict(q: Question) -> dict[str, Any]:
@@ -446,8 +521,13 @@ async def _refine(root: Story, cond: Conditions, ev: Evaluator, config: SearchCo
     the order of responses) and asked together.
     """
     misses = 0
+    prune = config.prune and config.budget_unit == "calls"
     while ev.used < config.budget and misses < REFINE_PATIENCE:
-        parents = [ev.desired[x.index] for x in _ranked_goals(ev.trace)[:REFINE_PARENTS]]
+        ranked = _ranked_goals(ev.trace)
+        parents = [ev.desired[x.index] for x in ranked[:REFINE_PARENTS]]
+        threshold = ranked[config.keep - 1].g if prune and len(ranked) >= config.keep else None
+        if threshold is not None and threshold <= 0.0:
+            break  # the kept stories are all at accuracy 0: no child can make them harder
         batch: list[Story] = []
         texts: set[str] = set()
         planned = ev.used
@@ -471,7 +551,10 @@ async def _refine(root: Story, cond: Conditions, ev: Evaluator, config: SearchCo
             planned += cost
         if not batch:
             break
-        await ev.evaluate_many(batch, rng)
+        before = ev.used
+        await ev.evaluate_pruned(batch, rng, threshold)
+        if ev.used == before:
+            misses += len(batch)  # every child pruned before its first question: count them as fruitless draws
 
 
 async def astar_search(

@@ -81,7 +81,10 @@ class RunConfig:
         d["search"] = asdict(self.search)
         if not (self.method == "astar" and self.search.mode == "improved"):
             # meaningless for other methods: left out, so run.json of runs made before the option still match
-            del d["improved_scope"], d["expand_width"], d["search"]["refine"]
+            del d["improved_scope"], d["expand_width"], d["search"]["refine"], d["search"]["prune"]
+        elif self.search.budget_unit != "calls":
+            del d["search"]["prune"]  # saves calls only: meaningless with a node budget
+        del d["search"]["keep"]  # set per search from stories_per_setting (setting scope), never by the user
         if self.search.expand_width == 1:
             del d["search"]["expand_width"]  # the default, as before the option existed
         return d
@@ -183,8 +186,9 @@ def _story_record(res: SearchResult, story: Story, node: NodeEval, rank: int, of
             "model_calls": res.model_calls,
             "pops": res.pops,
             # the trace once per attempt, on its first story
-            "trace": [] if rank else [{"g": n.g, "h": n.h, "f": n.f, "spent": n.spent, "text": n.text}
-                                      for n in res.trace],
+            # (a pruned node's g is a lower bound: refinement stopped asking once it could not be kept)
+            "trace": [] if rank else [{"g": n.g, "h": n.h, "f": n.f, "spent": n.spent, "text": n.text,
+                                       **({"pruned": True} if n.pruned else {})} for n in res.trace],
         },
     }
 
@@ -225,6 +229,7 @@ async def _run_setting(
             over: dict[str, Any] = {"budget": this}
             if run.setting_scoped:
                 over["expand_width"] = run.expand_width
+                over["keep"] = run.stories_per_setting
             cfg = SearchConfig(**{**asdict(run.search), **over})
             res = await _one(run.method, setting, ctx, answer, cfg, random.Random(seed))
             picks = _picks(res, run)

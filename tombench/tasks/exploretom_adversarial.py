@@ -207,6 +207,7 @@ def exploretom_adversarial(
     g: Literal["acc", "acc-int", "acc2", "acc2-int"] = "acc",
     mode: Literal["paper", "improved"] = "paper",
     refine: float = 1.0,
+    prune: bool = True,
     short_story_shortcut: bool = True,
     seed: int = 0,
     contexts: str = "bank",
@@ -222,8 +223,8 @@ def exploretom_adversarial(
         rooms: override the action set's number of rooms.
         stories_per_setting: searches per setting (each finds at most one story).
         budget: budget per search, in `budget_unit` ("nodes": node evaluations, the paper's unit; "calls": prompts).
-        k, alpha, lookahead, g, mode, refine, short_story_shortcut: search options (see docs/search.md; refine
-            matters in improved mode only).
+        k, alpha, lookahead, g, mode, refine, prune, short_story_shortcut: search options (see docs/search.md;
+            refine matters in improved mode only, prune in improved mode with budget_unit="calls").
         seed: reproducibility seed (per-search seeds derive from it).
         contexts: "bank" (built-in contexts), "default" or a contexts file.
         question_orders: ToM orders of the scored questions (0 = state tracking, 1, 2).
@@ -245,7 +246,8 @@ def exploretom_adversarial(
     if not set(orders) <= {0, 1, 2} or not orders:
         raise OptionError(f"Invalid question_orders: {question_orders!r}. Must be a subset of [0, 1, 2]")
     search_config = {"k": k, "alpha": alpha, "lookahead": lookahead, "budget": budget, "budget_unit": budget_unit, "g": g,
-                     "short_story_shortcut": short_story_shortcut, "mode": mode, "check": check_mode, "refine": refine}
+                     "short_story_shortcut": short_story_shortcut, "mode": mode, "check": check_mode, "refine": refine,
+                     "prune": prune}
     try:
         SearchConfig(**search_config)  # validate early, before any model call
     except ValueError as e:
