@@ -204,6 +204,29 @@ def test_sample_action_draws_like_the_reference_sampler(program, story_type: str
         assert fast_rng.getstate() == ref_rng.getstate()
 
 
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(STORY_TYPES), st.integers(2, 4), st.integers(2, 4), st.integers(0, 2**32))
+def test_random_desired_story_skips_doomed_draws_without_changing_them(
+    story_type: str, people: int, moves: int, seed: int
+) -> None:
+    """`random_story(desired=True)` stops a rollout at a draw that would make it never-desired instead of applying
+    it: the story returned and the random numbers consumed must equal full rollouts filtered by isDesired."""
+    setting = Setting.make(story_type, people, moves)
+    cond = Conditions.of(setting)
+    fast_rng, ref_rng = random.Random(seed), random.Random(seed)
+    fast = random_story(DEFAULT_CONTEXT, setting, fast_rng, max_tries=20, desired=True)
+    ref = None
+    for _ in range(20):
+        ctx = setting_context(DEFAULT_CONTEXT, setting, ref_rng)
+        s = _reference_rollout(Story(ctx), cond, ref_rng)
+        if cond.is_desired(s):
+            ref = s
+            break
+    assert (fast is None) == (ref is None)
+    assert fast is None or fast.to_dict() == ref.to_dict()
+    assert fast_rng.getstate() == ref_rng.getstate()
+
+
 # ---------------------------------------------------------------------------------------------------- golden digest
 #: sha256 of the stories and questions below, computed with the sampler and tracker before the optimisation
 GOLDEN = "85327a160bf1278062550db26456b69ae01f8285173881518407d230bf9c6587"

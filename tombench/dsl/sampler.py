@@ -278,12 +278,21 @@ def _nobody_together(st: State) -> bool:
     return True
 
 
+def _hopeless_without_container_facts(story: Story) -> int | None:
+    """A container-location tell has no candidate at all before the first container move (nobody believes an
+    object to be in a container: only a move puts it there, and a tell only repeats such a belief). The move
+    registers its container in `containers_seen`, so an empty list says so exactly. Else None."""
+    return None if story.state.containers_seen else 0
+
+
 def _hopeless_public_tells(prop: str, modified: bool) -> Callable[[Story], int | None]:
     """For the public tells of `prop` facts: when nobody is together, the number of tuples of
     `_location_tells(prop, private=False, modified)`, counted the same way; else None."""
 
     def hopeless(story: Story) -> int | None:
         st = story.state
+        if prop == CONTAINER and not st.containers_seen:  # `_hopeless_without_container_facts`
+            return 0
         if not _nobody_together(st):
             return None
         people = story.context.people
@@ -601,7 +610,8 @@ _BASE_KINDS: dict[str, _Kind] = {
         TellPublic, _tell_public_topic, _valid_tell_public_topic, True, hopeless=_hopeless_without_topics
     ),
     "privately_tell_about_object_container_location": _Kind(
-        _private_fact, _location_tells(CONTAINER, private=True), _valid_tell_private_fact, False
+        _private_fact, _location_tells(CONTAINER, private=True), _valid_tell_private_fact, False,
+        hopeless=_hopeless_without_container_facts,
     ),
     "publicly_tell_about_object_container_location": _Kind(
         _public_fact, _location_tells(CONTAINER, private=False), _valid_tell_public_fact, False,
@@ -628,6 +638,7 @@ _MODIFIED_HOPELESS: dict[str, Callable[[Story], int | None]] = {
         f"publicly_tell_about_object_{prop}_location": _hopeless_public_tells(prop, modified=True)
         for prop in (CONTAINER, ROOM)
     },
+    "privately_tell_about_object_container_location": _hopeless_without_container_facts,
     "privately_tell_about_abstract_topic": _hopeless_without_topics,
     "publicly_tell_about_abstract_topic": _hopeless_without_topics,
 }
@@ -656,6 +667,34 @@ def _kind(name: str) -> _Kind:
 def _kinds_of(allowed: tuple[str, ...]) -> tuple[_Kind, ...]:
     """The kinds of the allowed types of an action set, in order (cached: a story draws several rollouts)."""
     return tuple(_kind(name) for name in allowed)
+
+
+#: the sampler types whose every action is important (`story._is_important`: moves, state changes, abstract-topic
+#: tells; a location tell never is)
+_IMPORTANT_TYPES = frozenset(
+    name + suffix
+    for name in ("move_object_container", "update_object_state", "move_object_room",
+                 "privately_tell_about_abstract_topic", "publicly_tell_about_abstract_topic")
+    for suffix in ("", PEEKING)
+)
+_NO_TYPES: frozenset[str] = frozenset()
+
+
+@lru_cache(maxsize=64)
+def _doomed_types(allowed: tuple[str, ...]) -> tuple[frozenset[str], ...]:
+    """The allowed types any of whose actions would make a story never-desired, for each of the four states of
+    (imp >= m, a modifier would be a second one or overflow the sentences), indexed by 2 * the first + the second.
+
+    N(s) holds after an important action once imp = m (imp > m), and after a modified action once the story has a
+    modifier (mods > 1) or is within one sentence of the limit (a modified action adds two: n > mx).
+    """
+    important = frozenset(name for name in allowed if name in _IMPORTANT_TYPES)
+    modified = frozenset(name for name in allowed if name.endswith(PEEKING))
+    return _NO_TYPES, modified, important, important | modified
+
+
+#: what `_sample_of_type` returns when the drawn action would make the story never-desired (see `_extend`)
+_DOOMED = object()
 
 
 def candidate_actions(story: Story, name: str) -> list[Action]:
@@ -703,8 +742,13 @@ def _sample_of_type(
     rand: Callable[[], float],
     exhausted: set[str] | None,
     cache: dict[str, list[tuple]] | None,
-) -> Step | None:
-    """The part of `sample_action` after the type is drawn (and found not exhausted); `rand` is `rng.random`."""
+    doomed: frozenset[str] = _NO_TYPES,
+) -> Step | None | object:
+    """The part of `sample_action` after the type is drawn (and found not exhausted); `rand` is `rng.random`.
+
+    When the type is in `doomed` (see `_extend`), a valid draw is not applied: `_DOOMED` is returned instead, with
+    the same random numbers consumed.
+    """
     build, enumerate_cands, valid, static, _, validator, hopeless = kind  # one unpacking, not six attribute reads
     if hopeless is not None:
         n = hopeless(story)
@@ -731,6 +775,8 @@ def _sample_of_type(
         j = int(rand() * n)
         args = cands[j]
         if valid(st, args):
+            if name in doomed:
+                return _DOOMED
             step = story._commit(build(*args))  # valid == (check is None): checking again would be redundant
             if exhausted:
                 exhausted.clear()
@@ -762,13 +808,36 @@ def rollout(
         def finished(x: Story) -> bool:
             return user_stop(x) or never(x)
 
+    _extend(s, conditions, rng.random, finished, math.inf if max_actions is None else max_actions)
+    return s
+
+
+def _extend(
+    s: Story,
+    conditions: Conditions,
+    rand: Callable[[], float],
+    finished: Callable[[Story], bool],
+    limit: float,
+    skip_doomed: bool = False,
+) -> bool:
+    """The loop of `rollout`, extending `s` in place. Returns True when it stopped at a doomed draw.
+
+    With `skip_doomed` (for `random_story`, whose `finished` is S or N and which keeps only desired stories), a
+    drawn valid action that would make the story never-desired is not applied: the rollout ends there, with the
+    random numbers it would have consumed (N ends it anyway), and `s` lacks that last action. About 84% of
+    all+asymmetric rollouts end that way (a second modified action), and applying the action costs more than
+    drawing it.
+    """
     allowed = conditions.aset.allowed
     kinds = _kinds_of(allowed)
     n_allowed = len(allowed)
-    rand = rng.random
+    if skip_doomed:
+        doomed_sets = _doomed_types(allowed)
+        moves = conditions.setting.moves
+        near_limit = conditions.setting.max_sentences - 2  # a modified action (2 sentences) from here overflows
+    doomed = _NO_TYPES
     failures = 0
     added = 0
-    limit = math.inf if max_actions is None else max_actions
     exhausted: set[str] = set()
     cache: dict[str, list[tuple]] = {}
     # `added` changes only with the story, so the limit is tested with the predicates
@@ -777,15 +846,19 @@ def rollout(
         # `sample_action`, with the type drawn here so that an exhausted type costs no function call
         i = int(rand() * n_allowed)
         name = allowed[i]
-        if name in exhausted or _sample_of_type(s, name, kinds[i], rand, exhausted, cache) is None:
+        if name in exhausted or (step := _sample_of_type(s, name, kinds[i], rand, exhausted, cache, doomed)) is None:
             failures += 1
             if failures >= MAX_FAILED_STEPS:
                 break
+        elif step is _DOOMED:
+            return True
         else:
             failures = 0
             added += 1
             done = finished(s) or added >= limit  # predicates of the story: re-evaluated only when it changed
-    return s
+            if skip_doomed:
+                doomed = doomed_sets[2 * (s._imp >= moves) + (s._mods >= 1 or s._length > near_limit)]
+    return False
 
 
 def random_story(
@@ -800,7 +873,10 @@ def random_story(
     cond = Conditions.of(setting)
     for _ in range(max_tries):
         ctx = setting_context(context, setting, rng)
-        s = rollout(Story(ctx), cond, rng, copy=False)
+        s = Story(ctx)
+        # with `desired`, a rollout that a doomed draw ends (never-desired) is dropped unfinished: see `_extend`
+        if _extend(s, cond, rng.random, cond.finished, math.inf, skip_doomed=desired):
+            continue
         if not desired or cond.is_desired(s):
             return s
     return None
