@@ -84,6 +84,12 @@ RESTART_PATIENCE = 10
 #: refinement: parents are drawn uniformly from this many hardest goals (few: the budget goes where it pays most)
 REFINE_PARENTS = 3
 
+#: refinement: share of children that are fresh random stories rather than edits of the hardest goals. Edits alone
+#: get stuck around the first goals found (a local optimum: the hardest goals' neighbours are all as easy), fresh
+#: stories alone are over-generation; half and half was best of 0, 0.25, 0.5 and 0.75 over 3 targets and 4 setting
+#: samples (docs/search.md, "Improved mode")
+REFINE_FRESH = 0.5
+
 #: refinement: consecutive draws that gave no fresh paying story (a repeat, not desired, or free) before it stops
 REFINE_PATIENCE = 200
 
@@ -532,7 +538,7 @@ async def _refine(root: Story, cond: Conditions, ev: Evaluator, config: SearchCo
         texts: set[str] = set()
         planned = ev.used
         while len(batch) < 4 * width and planned < config.budget and misses < REFINE_PATIENCE:
-            if not parents:
+            if not parents or (REFINE_FRESH and rng.random() < REFINE_FRESH):
                 child = Story(root.context)
             elif rng.random() < 0.5:
                 child = _drop_one(rng.choice(parents), cond, rng)
