@@ -522,9 +522,11 @@ async def _refine(root: Story, cond: Conditions, ev: Evaluator, config: SearchCo
     a prefix's accuracy predicts its completions' only loosely. Here every call goes to a complete desired story, and
     what made a goal hard (who missed which move, which container was mentioned first or last) lives in its actions.
     A child of one of the REFINE_PARENTS hardest goals either keeps a random-length prefix and redraws the rest, or
-    drops one action and keeps the rest (`_drop_one`); a random rollout completes it to a desired story. A cut at 0
-    is a fresh random story, so the phase also keeps over-generating, and with no goal yet it *is* over-generation. Rounds of `4 * width` children are drawn before any is asked (deterministic for a seed whatever
-    the order of responses) and asked together.
+    drops one action and keeps the rest (`_drop_one`); a random rollout completes it to a desired story. A share
+    REFINE_FRESH of the children are fresh random stories instead (edits alone get stuck around the first goals),
+    and with no goal yet every child is one: the phase *is* over-generation then. Rounds of `4 * width` children
+    are drawn before any is asked (deterministic for a seed whatever the order of responses) and asked together;
+    with `prune` (calls budget), a child's questions stop once it cannot beat the `keep`-th hardest goal.
     """
     misses = 0
     prune = config.prune and config.budget_unit == "calls"
