@@ -37,7 +37,9 @@ def _generate(
     # modifier sentences, candidate lists), which a long generation run pays once; a short -n would otherwise
     # mostly measure that
     for i in range(WARMUP):
-        random_story(DEFAULT_CONTEXT, setting, random.Random(derive_seed(seed, "warm-up", story_type, i))).questions()
+        warm = random_story(DEFAULT_CONTEXT, setting, random.Random(derive_seed(seed, "warm-up", story_type, i)))
+        if warm is not None:  # a setting with no desired story is reported by the timed loop below
+            warm.questions()
     questions = 0
     sentences = 0
     w0, c0 = time.monotonic(), time.process_time()
