@@ -54,6 +54,7 @@ from tombench.dsl import (
     rollout,
     setting_context,
 )
+from tombench.generators.diversity import DEFAULT_MAX_SIMILARITY, select_distinct, story_shape
 
 __all__ = [
     "Answerer",
@@ -65,6 +66,7 @@ __all__ = [
     "SearchResult",
     "Evaluator",
     "astar_search",
+    "setting_contexts",
     "SENTINEL_G",
     "RESTART_PATIENCE",
     "REFINE_PARENTS",
@@ -137,6 +139,9 @@ class SearchConfig:
     #: improved mode, "calls" budget only: refinement asks a child's questions in small steps, likeliest-correct
     #: first, and stops as soon as the child can no longer beat the `keep`-th hardest goal (`Evaluator.evaluate_pruned`)
     prune: bool = True
+    #: improved mode only: the cap on shape similarity between two kept stories (`diversity.select_distinct`);
+    #: refinement aims at the set the runner will keep, so it ranks goals under the same cap. 1.0 disables it
+    max_similarity: float = DEFAULT_MAX_SIMILARITY
 
     def __post_init__(self) -> None:
         if self.k < 1:
@@ -151,6 +156,8 @@ class SearchConfig:
             raise ValueError(f"keep must be >= 1, got {self.keep}")
         if not 0.0 <= self.refine <= 1.0:
             raise ValueError(f"refine must be between 0 and 1, got {self.refine}")
+        if not 0.0 <= self.max_similarity <= 1.0:
+            raise ValueError(f"max_similarity must be between 0 and 1, got {self.max_similarity}")
         for name, value, allowed in (
             ("g", self.g, ("acc", "acc-int", "acc2", "acc2-int")),
             ("weights", self.weights, ("weight-goal4", "weight-goal5", "random")),
@@ -321,28 +328,31 @@ class Evaluator:
             pending.append((s, qs, h, avglen))
         return list(await asyncio.gather(*(self._score(s, qs, h, a) for s, qs, h, a in pending)))
 
-    async def evaluate_pruned(self, stories: Sequence[Story], rng: random.Random, threshold: float | None
-                              ) -> list[NodeEval]:
-        """Like `evaluate_many`, but stop asking a story's questions once its g is sure to be >= `threshold`.
+    async def evaluate_pruned(self, stories: Sequence[Story], rng: random.Random,
+                              threshold: float | None | Sequence[float | None]) -> list[NodeEval]:
+        """Like `evaluate_many`, but stop asking a story's questions once its g is sure to be >= its threshold.
 
-        Why: refinement keeps only stories harder than the `keep`-th hardest goal so far, and most children are not;
+        Why: refinement keeps only stories harder than the kept story they would replace, and most children are not;
         a child of n questions is out as soon as ceil(threshold x n) answers are right, whatever the rest. Each step
         asks just enough questions to reach that count if all were right (so a hopeless child costs the fewest
         calls, in few round trips), likeliest-right first by this target's record on the trace so far
         (`_right_rates`). A pruned node records the questions asked, g = right answers / n (a lower bound) and
-        `pruned`; it spends its unit but is never a goal. `threshold` None asks everything, as `evaluate_many`.
-        The threshold is fixed for the batch and the order depends only on the trace before it, so the calls made
-        depend on the responses, never on the order they arrive in.
+        `pruned`; it spends its unit but is never a goal. `threshold`: one for the batch or one per story; None
+        asks everything, as `evaluate_many`. Thresholds are fixed for the batch and the order depends only on the
+        trace before it, so the calls made depend on the responses, never on the order they arrive in.
         """
+        limits = list(threshold) if isinstance(threshold, Sequence) else [threshold] * len(stories)
+        if len(limits) != len(stories):
+            raise ValueError(f"{len(limits)} thresholds for {len(stories)} stories")
         rates = _right_rates(self.trace)
-        pending: list[tuple[Story, list[Question], float, float]] = []
-        for s in stories:
+        pending: list[tuple[Story, list[Question], float, float, float | None]] = []
+        for s, limit in zip(stories, limits, strict=True):
             qs, _ = self.plan(s)
             h, avglen = self.lookahead(s, rng)
-            if threshold is not None:
+            if limit is not None:
                 qs = sorted(qs, key=lambda q: -rates.get(_qkey(q), 0.5))  # stable: ties keep the question order
-            pending.append((s, qs, h, avglen))
-        return list(await asyncio.gather(*(self._score(s, qs, h, a, threshold) for s, qs, h, a in pending)))
+            pending.append((s, qs, h, avglen, limit))
+        return list(await asyncio.gather(*(self._score(s, qs, h, a, t) for s, qs, h, a, t in pending)))
 
     async def _score(self, story: Story, qs: list[Question], h: float, avglen: float,
                      threshold: float | None = None) -> NodeEval:
@@ -514,34 +524,90 @@ def _drop_one(parent: Story, cond: Conditions, rng: random.Random) -> Story:
     return s
 
 
-async def _refine(root: Story, cond: Conditions, ev: Evaluator, config: SearchConfig, rng: random.Random,
-                  width: int) -> None:
-    """Spend the rest of the budget resampling suffixes of the hardest goals found (improved mode).
+class _Kept:
+    """The goals the caller will keep so far (`select_distinct` over the ranked goals), and what follows from them.
+
+    Refinement aims at the kept set, not at the hardest goals: with distinct contexts and a similarity cap, the
+    hardest goals are often variants of one story of which only one can be kept.
+    """
+
+    def __init__(self, ev: Evaluator, config: SearchConfig, contexts: Sequence[str],
+                 shapes: dict[int, frozenset[str]]) -> None:
+        def shape_of(x: NodeEval) -> frozenset[str]:
+            if x.index not in shapes:
+                shapes[x.index] = story_shape(ev.desired[x.index])
+            return shapes[x.index]
+
+        self.ranked = _ranked_goals(ev.trace)
+        self.ctx_of = {x.index: ev.desired[x.index].context.id for x in self.ranked}
+        self.goals = select_distinct(self.ranked, config.keep, context_of=lambda x: self.ctx_of[x.index],
+                                     shape_of=shape_of, max_similarity=config.max_similarity)
+        self.full = len(self.goals) >= config.keep
+        kept_ctx = [self.ctx_of[x.index] for x in self.goals]
+        #: each kept story has a context of its own (so a child can only replace the one of its own context)
+        self.distinct = len(set(kept_ctx)) == len(kept_ctx)
+        self.by_ctx = dict(zip(kept_ctx, self.goals, strict=True)) if self.distinct else {}
+        self.worst = max((x.g for x in self.goals), default=None)
+        # contexts whose slot can still get harder: no kept story yet, or one the target did not get all wrong
+        self.open = [c for c in contexts if not self.distinct or c not in self.by_ctx or self.by_ctx[c].g > 0]
+
+    def done(self) -> bool:
+        """Every kept story is at accuracy 0: no child can make the kept set harder."""
+        return self.full and self.worst is not None and self.worst <= 0.0
+
+    def threshold(self, ctx: str) -> float | None:
+        """A child of context `ctx` is only worth its calls below this g (None: any goal is kept)."""
+        if not self.full:
+            return None
+        if self.distinct and ctx in self.by_ctx:
+            return self.by_ctx[ctx].g
+        return self.worst
+
+    def parents(self, ev: Evaluator, rng: random.Random) -> list[Story]:
+        """The parents for one edit: the hardest goals of the context of a kept story that can still improve."""
+        if not self.goals:
+            return []
+        improvable = [x for x in self.goals if x.g > 0] or self.goals
+        ctx = self.ctx_of[rng.choice(improvable).index]
+        same = [x for x in self.ranked if self.ctx_of[x.index] == ctx] if self.distinct else self.ranked
+        return [ev.desired[x.index] for x in same[:REFINE_PARENTS]]
+
+
+async def _refine(roots: Sequence[Story], cond: Conditions, ev: Evaluator, config: SearchConfig,
+                  rng: random.Random, width: int) -> None:
+    """Spend the rest of the budget on fresh stories and edits of the kept ones (improved mode).
 
     Why: only desired stories can be returned, yet A* pays for the questions of every partial story on the way, and
     a prefix's accuracy predicts its completions' only loosely. Here every call goes to a complete desired story, and
     what made a goal hard (who missed which move, which container was mentioned first or last) lives in its actions.
-    A child of one of the REFINE_PARENTS hardest goals either keeps a random-length prefix and redraws the rest, or
-    drops one action and keeps the rest (`_drop_one`); a random rollout completes it to a desired story. A share
-    REFINE_FRESH of the children are fresh random stories instead (edits alone get stuck around the first goals),
-    and with no goal yet every child is one: the phase *is* over-generation then. Rounds of `4 * width` children
-    are drawn before any is asked (deterministic for a seed whatever the order of responses) and asked together;
-    with `prune` (calls budget), a child's questions stop once it cannot beat the `keep`-th hardest goal.
+    An edit takes one of the REFINE_PARENTS hardest goals in the context of a kept story that can still get harder
+    (`_Kept.parents`) and either keeps a random-length prefix and redraws the rest, or drops one action and keeps the
+    rest (`_drop_one`); a random rollout completes it to a desired story. A share REFINE_FRESH of the children are
+    fresh random stories instead (edits alone get stuck around the first goals), drawn in turn from the contexts
+    (`roots`) whose slot can still improve; with no goal yet every child is one: the phase *is* over-generation
+    then. Rounds of `4 * width` children are drawn before any is asked (deterministic for a seed whatever the order
+    of responses) and asked together; with `prune` (calls budget), a child's questions stop once it cannot beat the
+    kept story it would replace (`_Kept.threshold`). It stops once every kept story is at accuracy 0.
     """
     misses = 0
+    fresh_drawn = 0
     prune = config.prune and config.budget_unit == "calls"
+    root_of = {r.context.id: r for r in roots}
+    shapes: dict[int, frozenset[str]] = {}
     while ev.used < config.budget and misses < REFINE_PATIENCE:
-        ranked = _ranked_goals(ev.trace)
-        parents = [ev.desired[x.index] for x in ranked[:REFINE_PARENTS]]
-        threshold = ranked[config.keep - 1].g if prune and len(ranked) >= config.keep else None
-        if threshold is not None and threshold <= 0.0:
+        kept = _Kept(ev, config, list(root_of), shapes)
+        if kept.done():
             break  # the kept stories are all at accuracy 0: no child can make them harder
+        open_roots = [root_of[c] for c in kept.open] or list(roots)
         batch: list[Story] = []
+        limits: list[float | None] = []
         texts: set[str] = set()
         planned = ev.used
         while len(batch) < 4 * width and planned < config.budget and misses < REFINE_PATIENCE:
+            parents = kept.parents(ev, rng)
             if not parents or (REFINE_FRESH and rng.random() < REFINE_FRESH):
-                child = Story(root.context)
+                child = Story(open_roots[fresh_drawn % len(open_roots)].context)
+                fresh_drawn += 1
             elif rng.random() < 0.5:
                 child = _drop_one(rng.choice(parents), cond, rng)
             else:
@@ -555,19 +621,28 @@ async def _refine(root: Story, cond: Conditions, ev: Evaluator, config: SearchCo
             cost = ev.cost(child)
             misses = misses + 1 if cost == 0 else 0  # free stories (no questions, shortcut) cannot end the phase
             batch.append(child)
+            limits.append(kept.threshold(child.context.id) if prune else None)
             texts.add(text)
             planned += cost
         if not batch:
             break
         before = ev.used
-        await ev.evaluate_pruned(batch, rng, threshold)
+        await ev.evaluate_pruned(batch, rng, limits)
         if ev.used == before:
             misses += len(batch)  # every child pruned before its first question: count them as fruitless draws
 
 
+def setting_contexts(context: Context | Sequence[Context], setting: Setting, rng: random.Random) -> list[Context]:
+    """One context or several, each restricted to the setting's names (`setting_context`), in order."""
+    many = [context] if isinstance(context, Context) else list(context)
+    if not many:
+        raise ValueError("no context to build stories from")
+    return [setting_context(c, setting, rng) for c in many]
+
+
 async def astar_search(
     setting: Setting,
-    context: Context,
+    context: Context | Sequence[Context],
     answer: Answerer,
     config: SearchConfig | None = None,
     rng: random.Random | None = None,
@@ -576,11 +651,14 @@ async def astar_search(
 
     Every random draw comes from `rng` (the setting's names too, when `context` is the built-in default), so the
     same seed and the same answers give the same result. `context` is restricted to the setting's names first.
+    Several contexts: the A* frontier grows in the first; improved mode's refinement draws its fresh stories from
+    all of them in turn (so the kept stories can each have a context of their own).
     """
     config = config or SearchConfig()
     rng = rng if rng is not None else random.Random(0)
     cond = Conditions.of(setting)
-    ctx = setting_context(context, setting, rng)
+    ctxs = setting_contexts(context, setting, rng)
+    ctx = ctxs[0]
     ev = Evaluator(cond, answer, config)
     stories: dict[int, Story] = {}
 
@@ -661,7 +739,7 @@ async def astar_search(
                 counter += 1
     goals = [found] if found is not None else []
     if config.mode == "improved":
-        await _refine(root, cond, ev, config, rng, width)
+        await _refine([root] + [Story(c) for c in ctxs[1:]], cond, ev, config, rng, width)
         goals = _ranked_goals(ev.trace)
         found = goals[0] if goals else None
     return SearchResult(
