@@ -98,7 +98,7 @@ def run_one(target, settings, contexts, method, mode, stories, budget, seed, par
     if any(len(v) > stories for v in by_setting.values()):
         raise AssertionError("the runner kept more stories than asked")
     accs, lengths, sent, shape, ctxs = [], [], [], [], []
-    per_setting = {}
+    per_setting, per_setting_sim = {}, {}
     filled = 0
     for s in settings:
         best = sorted(by_setting.get(s.id, []), key=lambda r: r["g"])
@@ -113,6 +113,7 @@ def run_one(target, settings, contexts, method, mode, stories, budget, seed, par
             sent.append(mean_pairwise(objs, sentence_jaccard))
             shapes = [story_shape(x) for x in objs]
             shape.append(mean_pairwise(shapes, lambda a, b: len(a & b) / len(a | b)))
+            per_setting_sim[s.id] = shape[-1]
         if objs:
             ctxs.append(len({r["context_id"] for r in best}))
     return {
@@ -120,6 +121,7 @@ def run_one(target, settings, contexts, method, mode, stories, budget, seed, par
         "filled_in": {s.id for s in settings if len(by_setting.get(s.id, [])) >= stories},
         "acc": statistics.mean(accs),
         "per_setting": per_setting,
+        "per_setting_sim": per_setting_sim,
         "kept": [r for v in by_setting.values() for r in v],
         "stories": sum(len(v) for v in by_setting.values()),
         "fill": filled / len(settings),
@@ -253,12 +255,19 @@ def main() -> None:
                 console.print(f"{name}: transfer acc = accuracy of {' / '.join(n for n, _ in others)} on the stories "
                               f"found against {name}")
             if args.per_setting:
-                detail = Table(title=f"{name}: mean accuracy of each setting's {args.stories} kept stories")
+                detail = Table(title=f"{name}: each setting's {args.stories} kept stories: mean accuracy / mean "
+                                     "pairwise shape similarity")
                 detail.add_column("setting")
                 for label in rows:
                     detail.add_column(label, justify="right")
+                if floor is not None:
+                    detail.add_column("floor", justify="right")
                 for s in settings:
-                    detail.add_row(s.id, *(f"{r['per_setting'][s.id]:.3f}" for r in rows.values()))
+                    cells = [f"{r['per_setting'][s.id]:.3f} / {r['per_setting_sim'].get(s.id, float('nan')):.2f}"
+                             for r in rows.values()]
+                    if floor is not None:
+                        cells.append(f"{min([long['per_setting'][s.id]] + [r['per_setting'][s.id] for r in rows.values()]):.3f}")
+                    detail.add_row(s.id, *cells)
                 console.print(detail)
             if floor is not None:
                 console.print(f"{name}: estimated floor {floor:.3f} (hardest kept set per setting of every run, pooled "

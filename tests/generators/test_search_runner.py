@@ -124,12 +124,13 @@ def test_call_budget_unit(tmp_path):
 
 
 BANK = load_context_bank()
+TOMI33 = Setting.make("tomi", 3, 3)
 
 
 def _improved(tmp, answer, contexts=None, **kw):
     run = RunConfig(stories_per_setting=3, budget_per_story=20, seed=5, model="fake",
                     search=SearchConfig(budget=20, mode="improved"), **kw)
-    return asyncio.run(run_searches(SETTINGS[:1], contexts or BANK, answer, run, tmp, parallel_settings=1))
+    return asyncio.run(run_searches([TOMI33], contexts or BANK, answer, run, tmp, parallel_settings=1))
 
 
 def test_improved_setting_scope_keeps_distinct_stories_from_one_search(tmp_path):
@@ -138,7 +139,7 @@ def test_improved_setting_scope_keeps_distinct_stories_from_one_search(tmp_path)
     stories = read_jsonl(tmp_path / "stories.jsonl")
     # one search spends the whole setting budget (3 x 20) and offers its 3 hardest distinct goals
     assert len(attempts) == 1 and attempts[0]["spent"] == 60 == p.spent
-    assert [r["id"] for r in stories] == ["tomi|p2|m2|r1|0", "tomi|p2|m2|r1|0-1", "tomi|p2|m2|r1|0-2"]
+    assert [r["id"] for r in stories] == ["tomi|p3|m3|r1|0", "tomi|p3|m3|r1|0-1", "tomi|p3|m3|r1|0-2"]
     assert [r["id"] for r in attempts[0]["stories"]] == [r["id"] for r in stories]
     gs = [r["g"] for r in stories]
     assert gs == sorted(gs) and max(gs) < 1 and sorted(p.found) == gs and p.filled

@@ -98,30 +98,51 @@ def select_distinct(
     context_of: Callable[[T], str],
     shape_of: Callable[[T], frozenset[str]],
     max_similarity: float = DEFAULT_MAX_SIMILARITY,
+    g_of: Callable[[T], float] | None = None,
 ) -> list[T]:
     """Up to `n` of `ranked` (hardest first), greedily: distinct contexts first, never two too-similar shapes.
 
     Pass 1 takes a candidate when its context has no kept story yet and its shape is at most `max_similarity` from
     every kept one; pass 2 (only when pass 1 kept fewer than `n`, e.g. a single context) drops the context rule.
-    The result keeps the ranked order. Greedy is what "the N hardest, distinct" means: a kept story is never
-    swapped for an easier one to make room for another.
+    With `g_of`, candidates of equal accuracy are taken most-different-first (the lowest maximum similarity to the
+    stories already kept, then rank order): a search often finds many stories at accuracy 0, and any of them is as
+    hard as another. The result keeps the ranked order. Greedy is what "the N hardest, distinct" means: a kept story
+    is never swapped for an easier one to make room for another.
     """
     items = list(ranked)
+    cache: dict[int, frozenset[str]] = {}
     kept: list[int] = []
     shapes: list[frozenset[str]] = []
     used: set[str] = set()
+
+    def sh(i: int) -> frozenset[str]:
+        if i not in cache:
+            cache[i] = shape_of(items[i])
+        return cache[i]
+
+    def closest(i: int) -> float:
+        return max((_jaccard(sh(i), other) for other in shapes), default=0.0)
+
     for distinct_contexts in (True, False):
-        for i, x in enumerate(items):
-            if len(kept) >= n:
-                break
-            if i in kept or (distinct_contexts and context_of(x) in used):
-                continue
-            sh = shape_of(x)
-            if any(_jaccard(sh, other) > max_similarity for other in shapes):
-                continue
-            kept.append(i)
-            shapes.append(sh)
-            used.add(context_of(x))
+        i = 0
+        while i < len(items) and len(kept) < n:
+            # the run of candidates as hard as items[i] (just items[i] without g_of)
+            j = i + 1
+            if g_of is not None:
+                while j < len(items) and g_of(items[j]) == g_of(items[i]):
+                    j += 1
+            group = [k for k in range(i, j) if k not in kept]
+            while group and len(kept) < n:
+                ok = [k for k in group if not (distinct_contexts and context_of(items[k]) in used)
+                      and closest(k) <= max_similarity]
+                if not ok:
+                    break
+                k = min(ok, key=lambda k: (closest(k), k)) if g_of is not None else ok[0]
+                kept.append(k)
+                shapes.append(sh(k))
+                used.add(context_of(items[k]))
+                group.remove(k)
+            i = j
         if len(kept) >= n:
             break
     return [items[i] for i in sorted(kept)]

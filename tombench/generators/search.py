@@ -37,6 +37,7 @@ import asyncio
 import heapq
 import math
 import random
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
@@ -91,6 +92,11 @@ REFINE_PARENTS = 3
 #: stories alone are over-generation; half and half was best of 0, 0.25, 0.5 and 0.75 over 3 targets and 4 setting
 #: samples (docs/search.md, "Improved mode")
 REFINE_FRESH = 0.5
+
+#: refinement: draws per child asked. Drawing a story costs no model call, so each round draws this many times the
+#: children it asks and asks the most promising: the likeliest to beat the kept story they would replace, judged by
+#: how often this target got each kind of question right so far (`_p_harder`)
+REFINE_SCREEN = 4
 
 #: refinement: consecutive draws that gave no fresh paying story (a repeat, not desired, or free) before it stops
 REFINE_PATIENCE = 200
@@ -285,6 +291,7 @@ class Evaluator:
         self.desired: dict[int, Story] = {}
         self.spent = 0
         self.model_calls = 0
+        self._plans: dict[str, list[Question]] = {}
 
     @property
     def used(self) -> int:
@@ -316,17 +323,19 @@ class Evaluator:
 
     def plan(self, story: Story) -> tuple[list[Question], bool]:
         """The questions g needs and whether evaluating spends a unit (False only for the sentinel)."""
-        qs = _chosen_questions(story, self.config.g)
-        return qs, bool(qs)
+        text = story.text
+        qs = self._plans.get(text)
+        if qs is None:
+            # a story is planned several times (its cost, its promise, its evaluation): compute its questions once
+            if len(self._plans) > 20000:
+                self._plans.clear()
+            qs = self._plans[text] = _chosen_questions(story, self.config.g)
+        return list(qs), bool(qs)
 
     async def evaluate_many(self, stories: Sequence[Story], rng: random.Random) -> list[NodeEval]:
-        """Evaluate uncached stories: lookaheads in order (they draw from `rng`), then all model calls at once."""
-        pending: list[tuple[Story, list[Question], float, float]] = []
-        for s in stories:
-            qs, _ = self.plan(s)
-            h, avglen = self.lookahead(s, rng)
-            pending.append((s, qs, h, avglen))
-        return list(await asyncio.gather(*(self._score(s, qs, h, a) for s, qs, h, a in pending)))
+        """Evaluate uncached stories: lookaheads in order (they draw from `rng`), each story's questions sent as soon
+        as its lookahead is done, so the next lookahead's CPU overlaps the model's latency (`_pipelined`)."""
+        return await _pipelined([(s, self.plan(s)[0], None) for s in stories], self, rng)
 
     async def evaluate_pruned(self, stories: Sequence[Story], rng: random.Random,
                               threshold: float | None | Sequence[float | None]) -> list[NodeEval]:
@@ -345,14 +354,13 @@ class Evaluator:
         if len(limits) != len(stories):
             raise ValueError(f"{len(limits)} thresholds for {len(stories)} stories")
         rates = _right_rates(self.trace)
-        pending: list[tuple[Story, list[Question], float, float, float | None]] = []
+        pending: list[tuple[Story, list[Question], float | None]] = []
         for s, limit in zip(stories, limits, strict=True):
             qs, _ = self.plan(s)
-            h, avglen = self.lookahead(s, rng)
             if limit is not None:
-                qs = sorted(qs, key=lambda q: -rates.get(_qkey(q), 0.5))  # stable: ties keep the question order
-            pending.append((s, qs, h, avglen, limit))
-        return list(await asyncio.gather(*(self._score(s, qs, h, a, t) for s, qs, h, a, t in pending)))
+                qs = sorted(qs, key=lambda q: -rates.get(_qkey(q, s), 0.5))  # stable: ties keep the question order
+            pending.append((s, qs, limit))
+        return await _pipelined(pending, self, rng)
 
     async def _score(self, story: Story, qs: list[Question], h: float, avglen: float,
                      threshold: float | None = None) -> NodeEval:
@@ -398,33 +406,120 @@ class Evaluator:
         responses = await self.answer(prompts)
         if len(responses) != len(prompts):
             raise ValueError(f"answerer returned {len(responses)} responses for {len(prompts)} prompts")
-        ctx = story.context
         records = []
         for q, r in zip(qs, responses, strict=True):
-            cands = ctx.rooms if q.answer_type == AnswerType.ROOM else ctx.containers
+            cands = _candidates(story, q)
             v = check_answer(r, q.answer, q.answer_type, cands, self.config.check, question=q.text)
-            records.append({**_qdict(q), "response": r, "correct": v.correct})
+            records.append({**_qdict(q), "mention": _mention(story.text, q.answer, cands), "response": r,
+                            "correct": v.correct})
         return records
 
 
-def _qkey(q: Question | dict[str, Any]) -> tuple[str, bool, bool]:
-    """What predicts a target's answer being right, for ordering questions: the kind and the two flags."""
+async def _pipelined(pending: Sequence[tuple[Story, list[Question], float | None]], ev: Evaluator,
+                     rng: random.Random) -> list[NodeEval]:
+    """Score (story, questions, threshold) in order: each lookahead (CPU, drawing from `rng` in order), then its
+    story's questions go out at once (`Evaluator._score` registers the node before its first await, so the trace
+    order is the input order whatever order the answers come back in)."""
+    tasks = []
+    for s, qs, limit in pending:
+        h, avglen = ev.lookahead(s, rng)
+        tasks.append(asyncio.ensure_future(ev._score(s, qs, h, avglen, limit)))
+        await asyncio.sleep(0)  # let it register and send its questions while the next lookahead runs
+    return list(await asyncio.gather(*tasks))
+
+
+def _candidates(story: Story, q: Question) -> tuple[str, ...]:
+    ctx = story.context
+    return ctx.rooms if q.answer_type == AnswerType.ROOM else ctx.containers
+
+
+def _mention(text: str, answer: str, candidates: Sequence[str]) -> str | None:
+    """Where the expected answer stands among the candidates the story names: "first" named, "last" named (by
+    last mention), "both", "middle", None for fewer than two named candidates; a yes/no or knowledge answer is
+    itself ("yes", "does not know about it"): models lean to one side of those."""
+    if answer not in candidates:
+        return answer
+    spans = {}
+    for c in candidates:
+        hits = [m.start() for m in re.finditer(r"\b" + re.escape(c) + r"\b", text)]
+        if hits:
+            spans[c] = (hits[0], hits[-1])
+    if answer not in spans or len(spans) < 2:
+        return None
+    first = min(spans, key=lambda c: spans[c][0]) == answer
+    last = max(spans, key=lambda c: spans[c][1]) == answer
+    return "both" if first and last else "first" if first else "last" if last else "middle"
+
+
+QKey = tuple[str, bool, bool, str | None]
+
+
+def _qkey(q: Question | dict[str, Any], story: Story | None = None) -> QKey:
+    """What predicts a target's answer being right: the question kind, the two flags, and where the expected answer
+    stands among the candidates the story names (`_mention`; a recorded answer carries it)."""
     if isinstance(q, dict):
-        return q["kind"], q["interesting"], q["false_belief"]
-    return q.kind, q.interesting, q.false_belief
+        return q["kind"], q["interesting"], q["false_belief"], q.get("mention")
+    mention = None if story is None else _mention(story.text, q.answer, _candidates(story, q))
+    return q.kind, bool(q.interesting), bool(q.false_belief), mention
 
 
-def _right_rates(trace: list[NodeEval]) -> dict[tuple[str, bool, bool], float]:
-    """Per question key, the share of right answers so far (Laplace-smoothed: (right + 1) / (asked + 2))."""
-    counts: dict[tuple[str, bool, bool], list[int]] = {}
-    for node in trace:
-        if node.shortcut:
-            continue
-        for x in node.questions:
-            c = counts.setdefault(_qkey(x), [0, 0])
-            c[0] += x["correct"]
-            c[1] += 1
-    return {k: (r + 1) / (t + 2) for k, (r, t) in counts.items()}
+class Rates:
+    """This target's right-answer rate per question key, from every question asked so far (Laplace-smoothed:
+    (right + 1) / (asked + 2)). An unseen key backs off to its kind and answer position (a question the flags
+    put in a new group is still, say, a "yes" question), then to 0.5."""
+
+    def __init__(self, trace: Sequence[NodeEval]) -> None:
+        self.fine: dict[QKey, list[int]] = {}
+        self.coarse: dict[tuple[str, str | None], list[int]] = {}
+        for node in trace:
+            if node.shortcut:
+                continue
+            for x in node.questions:
+                k = _qkey(x)
+                for table, key in ((self.fine, k), (self.coarse, (k[0], k[3]))):
+                    c = table.setdefault(key, [0, 0])  # type: ignore[attr-defined]
+                    c[0] += x["correct"]
+                    c[1] += 1
+
+    def get(self, key: QKey, default: float = 0.5) -> float:
+        c = self.fine.get(key) or self.coarse.get((key[0], key[3]))
+        return default if c is None else (c[0] + 1) / (c[1] + 2)
+
+
+def _right_rates(trace: Sequence[NodeEval]) -> Rates:
+    return Rates(trace)
+
+
+def _p_harder(story: Story, qs: Sequence[Question], rates: Rates, bar: float | None) -> float:
+    """The chance that this target's accuracy on `qs` is below `bar` (None: below 1, i.e. adversarial at all).
+
+    Each question is right with its key's rate (`Rates`), independently: the count of right answers is
+    Poisson-binomial, and the story beats the bar when fewer than ceil(bar x n) are right (the pruning count).
+    Why a chance and not the expected accuracy: against a target that answers at random, a story of 2 container
+    questions is as hard *on average* as one of 10, but far likelier to be missed entirely.
+    """
+    n = len(qs)
+    if not n:
+        return 0.0
+    need = n if bar is None else math.ceil(bar * n - 1e-9)  # fewer right answers than this beat the bar
+    dist = [1.0] + [0.0] * n  # dist[k]: chance of k right answers so far
+    for i, q in enumerate(qs):
+        p = rates.get(_qkey(q, story))
+        for k in range(i + 1, 0, -1):
+            dist[k] = dist[k] * (1 - p) + dist[k - 1] * p
+        dist[0] *= 1 - p
+    return sum(dist[:need])
+
+
+def _expected_calls(story: Story, qs: Sequence[Question], rates: Rates, bar: float | None) -> float:
+    """About how many of `qs` pruning will ask: until ceil(bar x n) right answers (at this target's mean rate), at
+    most all of them."""
+    n = len(qs)
+    if not n or bar is None:
+        return float(n)
+    need = math.ceil(bar * n - 1e-9)
+    p = sum(rates.get(_qkey(q, story)) for q in qs) / n
+    return float(min(n, max(need, 1) / max(p, 1e-3)))
 
 
 def _qdict(q: Question) -> dict[str, Any]:
@@ -524,6 +619,15 @@ def _drop_one(parent: Story, cond: Conditions, rng: random.Random) -> Story:
     return s
 
 
+#: added to a pruning threshold to keep a child that *ties* the kept story it would replace (g = bar exactly):
+#: worth asking when it is less alike the other kept stories (the selection takes the most different of equals)
+_TIE = 1e-6
+
+#: refinement: weight of a child's similarity to the other kept stories in its promise (`_refine`): between two
+#: children predicted equally hard, ask the more different one first
+REFINE_DIVERSITY = 0.25
+
+
 class _Kept:
     """The goals the caller will keep so far (`select_distinct` over the ranked goals), and what follows from them.
 
@@ -541,7 +645,7 @@ class _Kept:
         self.ranked = _ranked_goals(ev.trace)
         self.ctx_of = {x.index: ev.desired[x.index].context.id for x in self.ranked}
         self.goals = select_distinct(self.ranked, config.keep, context_of=lambda x: self.ctx_of[x.index],
-                                     shape_of=shape_of, max_similarity=config.max_similarity)
+                                     shape_of=shape_of, max_similarity=config.max_similarity, g_of=lambda x: x.g)
         self.full = len(self.goals) >= config.keep
         kept_ctx = [self.ctx_of[x.index] for x in self.goals]
         #: each kept story has a context of its own (so a child can only replace the one of its own context)
@@ -550,18 +654,37 @@ class _Kept:
         self.worst = max((x.g for x in self.goals), default=None)
         # contexts whose slot can still get harder: no kept story yet, or one the target did not get all wrong
         self.open = [c for c in contexts if not self.distinct or c not in self.by_ctx or self.by_ctx[c].g > 0]
+        self.cap = config.max_similarity
+        self._shapes = [(self.ctx_of[x.index], shape_of(x)) for x in self.goals]
+        # how alike each kept story is to the others: a tie that is less alike may replace it
+        self._close = [self._closeness(c, sh, skip=i) for i, (c, sh) in enumerate(self._shapes)]
+
+    def _closeness(self, ctx: str, sh: frozenset[str], skip: int = -1) -> float:
+        return max((len(sh & k) / len(sh | k) for i, (other, k) in enumerate(self._shapes)
+                    if i != skip and (other != ctx or not self.distinct)), default=0.0)
+
+    def closeness(self, story: Story) -> float:
+        """The largest shape similarity of `story` to a kept story it would not replace (another context's, or any
+        when contexts repeat). Above the cap, it could only be kept by pushing that one out."""
+        return self._closeness(story.context.id, story_shape(story))
 
     def done(self) -> bool:
         """Every kept story is at accuracy 0: no child can make the kept set harder."""
         return self.full and self.worst is not None and self.worst <= 0.0
 
-    def threshold(self, ctx: str) -> float | None:
-        """A child of context `ctx` is only worth its calls below this g (None: any goal is kept)."""
+    def threshold(self, ctx: str, close: float = 1.0) -> float | None:
+        """A child of context `ctx` (`close`: its `closeness`) is only worth its calls below this g (None: any goal
+        is kept): below the g of the kept story it would replace, or equal to it when the child is less alike the
+        other kept stories than that one (a tie, e.g. another story at accuracy 0, that makes the set more diverse).
+        """
         if not self.full:
             return None
         if self.distinct and ctx in self.by_ctx:
-            return self.by_ctx[ctx].g
-        return self.worst
+            slot = next(i for i, (c, _) in enumerate(self._shapes) if c == ctx)
+        else:  # the child can only push out the easiest kept story
+            slot = max(range(len(self.goals)), key=lambda i: (self.goals[i].g, i))
+        bar = self.goals[slot].g
+        return bar + _TIE if close < self._close[slot] - 1e-9 else bar
 
     def parents(self, ev: Evaluator, rng: random.Random) -> list[Story]:
         """The parents for one edit: the hardest goals of the context of a kept story that can still improve."""
@@ -596,14 +719,14 @@ async def _refine(roots: Sequence[Story], cond: Conditions, ev: Evaluator, confi
     shapes: dict[int, frozenset[str]] = {}
     while ev.used < config.budget and misses < REFINE_PATIENCE:
         kept = _Kept(ev, config, list(root_of), shapes)
-        if kept.done():
-            break  # the kept stories are all at accuracy 0: no child can make them harder
+        # once the kept stories are all at accuracy 0 no child makes them harder; the rest of the budget looks for
+        # other stories at 0 that are less alike (the selection takes the most different of equally hard ones)
         open_roots = [root_of[c] for c in kept.open] or list(roots)
-        batch: list[Story] = []
-        limits: list[float | None] = []
+        want = 4 * width
+        pool: list[tuple[Story, int, float, float | None]] = []  # (child, cost, -promise, its pruning bar)
         texts: set[str] = set()
-        planned = ev.used
-        while len(batch) < 4 * width and planned < config.budget and misses < REFINE_PATIENCE:
+        rates = _right_rates(ev.trace)
+        while len(pool) < REFINE_SCREEN * want and misses < REFINE_PATIENCE:
             parents = kept.parents(ev, rng)
             if not parents or (REFINE_FRESH and rng.random() < REFINE_FRESH):
                 child = Story(open_roots[fresh_drawn % len(open_roots)].context)
@@ -618,11 +741,27 @@ async def _refine(roots: Sequence[Story], cond: Conditions, ev: Evaluator, confi
             if not cond.is_desired(child) or text in ev.cache or text in texts:
                 misses += 1
                 continue
+            close = kept.closeness(child)
+            qs, bar = ev.plan(child)[0], kept.threshold(child.context.id, close)
+            if bar is not None and bar <= 0.0:
+                misses += 1  # it would replace a story at accuracy 0 without being more different: useless
+                continue
             cost = ev.cost(child)
             misses = misses + 1 if cost == 0 else 0  # free stories (no questions, shortcut) cannot end the phase
-            batch.append(child)
-            limits.append(kept.threshold(child.context.id) if prune else None)
+            per_call = _p_harder(child, qs, rates, bar) / max(_expected_calls(child, qs, rates, bar), 1.0)
+            promise = (-per_call + REFINE_DIVERSITY * close + (2.0 if close > config.max_similarity else 0.0))
+            pool.append((child, cost, promise, bar))
             texts.add(text)
+        # ask the most promising draws first (predicted from this target's answers so far; draw order on ties)
+        batch: list[Story] = []
+        limits: list[float | None] = []
+        planned = ev.used
+        for i in sorted(range(len(pool)), key=lambda i: (pool[i][2], i)):
+            if len(batch) >= want or planned >= config.budget:
+                break
+            child, cost, _, bar = pool[i]
+            batch.append(child)
+            limits.append(bar if prune else None)
             planned += cost
         if not batch:
             break

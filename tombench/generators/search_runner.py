@@ -197,7 +197,8 @@ def _picks(res: SearchResult, run: RunConfig) -> list[tuple[Story, NodeEval]]:
     """The adversarial stories an attempt offers: its N hardest distinct goals in setting scope, else its hardest."""
     if run.setting_scoped:
         return select_distinct(res.goals, run.stories_per_setting, context_of=lambda x: x[0].context.id,
-                               shape_of=lambda x: story_shape(x[0]), max_similarity=run.search.max_similarity)
+                               shape_of=lambda x: story_shape(x[0]), max_similarity=run.search.max_similarity,
+                               g_of=lambda x: x[1].g)
     return res.goals[:1]
 
 
@@ -221,7 +222,7 @@ def select_kept(candidates: Sequence[dict[str, Any]], run: RunConfig) -> list[di
         return shapes[r["id"]]
 
     return select_distinct(unique.values(), run.stories_per_setting, context_of=lambda r: r["context_id"],
-                           shape_of=shape_of, max_similarity=run.search.max_similarity)
+                           shape_of=shape_of, max_similarity=run.search.max_similarity, g_of=lambda r: r["g"])
 
 
 def _story_record(res: SearchResult, story: Story, node: NodeEval, rank: int, of: int, setting: Setting,
