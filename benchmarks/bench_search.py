@@ -39,18 +39,19 @@ from rich.table import Table
 from tombench.dsl import AnswerType, Prompt, Story, build_prompt, check_answer, settings_grid
 from tombench.generators.contexts import load_context_bank
 from tombench.generators.diversity import DEFAULT_MAX_SIMILARITY, mean_pairwise, sentence_jaccard, story_shape
-from tombench.generators.search import SearchConfig, _chosen_questions
+from tombench.generators.search import REFINE_SCREEN, SearchConfig, _chosen_questions
 from tombench.generators.search_runner import RunConfig, read_jsonl, run_searches
 
-#: label -> (method, A* mode, scope, refine share or None for SearchConfig's default, prune)
+#: label -> (method, A* mode, scope, refine share or None for SearchConfig's default, prune, screen)
 METHODS = {
-    "over-generate": ("over-generate", "paper", "story", None, True),
-    "over-generate, pooled": ("over-generate", "paper", "setting", None, True),
-    "A* paper": ("astar", "paper", "story", None, True),
-    "A* improved/story, no refine": ("astar", "improved", "story", 0.0, True),
-    "A* improved, no refine": ("astar", "improved", "setting", 0.0, True),
-    "A* improved, no prune": ("astar", "improved", "setting", None, False),
-    "A* improved": ("astar", "improved", "setting", None, True),
+    "over-generate": ("over-generate", "paper", "story", None, True, 1),
+    "over-generate, pooled": ("over-generate", "paper", "setting", None, True, 1),
+    "A* paper": ("astar", "paper", "story", None, True, 1),
+    "A* improved/story, no refine": ("astar", "improved", "story", 0.0, True, REFINE_SCREEN),
+    "A* improved, no refine": ("astar", "improved", "setting", 0.0, True, REFINE_SCREEN),
+    "A* improved, no prune": ("astar", "improved", "setting", None, False, REFINE_SCREEN),
+    "A* improved, no screen": ("astar", "improved", "setting", None, True, 1),
+    "A* improved": ("astar", "improved", "setting", None, True, REFINE_SCREEN),
 }
 BASELINE = "over-generate, pooled"
 
@@ -80,10 +81,10 @@ def sample_settings(n: int, seed: int, story_types: list[str] | None = None):
 
 
 def run_one(target, settings, contexts, method, mode, stories, budget, seed, parallel, unit="calls", scope="setting",
-            width=4, g="acc", refine=None, prune=True, max_similarity=DEFAULT_MAX_SIMILARITY):
+            width=4, g="acc", refine=None, prune=True, max_similarity=DEFAULT_MAX_SIMILARITY, screen=REFINE_SCREEN):
     run = RunConfig(stories_per_setting=stories, budget_per_story=budget, seed=seed, method=method,
                     search=SearchConfig(budget=budget, mode=mode, budget_unit=unit, g=g, prune=prune,
-                                        max_similarity=max_similarity,
+                                        max_similarity=max_similarity, screen=screen,
                                         **({} if refine is None else {"refine": refine})), scope=scope,
                     expand_width=width)
     with tempfile.TemporaryDirectory() as tmp:
@@ -130,6 +131,7 @@ def run_one(target, settings, contexts, method, mode, stories, budget, seed, par
         "contexts": statistics.mean(ctxs) if ctxs else float("nan"),
         "length": statistics.mean(lengths) if lengths else float("nan"),
         "calls": sum(p.model_calls for p in progress),
+        "wasted": sum(p.wasted_calls for p in progress),
         "nodes": sum(p.spent for p in progress),
         "wall": wall,
     }
@@ -193,6 +195,9 @@ def main() -> None:
                     help="cap on the shape similarity of two kept stories of a setting (1 = no cap)")
     ap.add_argument("--width", type=int, default=4, help="improved A*: nodes expanded per round (expand_width)")
     ap.add_argument("--per-setting", action="store_true", help="also print each setting's mean accuracy per method")
+    ap.add_argument("--transfer-to", default="recency,primacy,random",
+                    help="offline baselines that answer the stories found against each target (the target itself "
+                         "is skipped)")
     ap.add_argument("--no-transfer", action="store_true", help="skip asking the other targets (transfer column)")
     ap.add_argument("--no-latency", action="store_true", help="skip the wall-time table")
     ap.add_argument("--latency-only", action="store_true")
@@ -208,10 +213,10 @@ def main() -> None:
     contexts = load_context_bank()
 
     def run(target, label, budget=args.budget):
-        method, mode, scope, refine, prune = METHODS[label]
+        method, mode, scope, refine, prune, screen = METHODS[label]
         return run_one(target, settings, contexts, method, mode, args.stories, budget, args.seed,
                        args.parallel_settings, args.budget_unit, scope, args.width, args.g,
-                       args.refine if refine is None else refine, prune, args.max_similarity)
+                       args.refine if refine is None else refine, prune, args.max_similarity, screen)
 
     if not args.latency_only:
         targets = [(t, baseline_answerer(t)) for t in args.targets.split(",") if t]
@@ -239,7 +244,7 @@ def main() -> None:
             # whose questions all have a single candidate answer has no goal at all: not a search failure)
             feasible = set().union(*(r["found_in"] for r in rows.values()))
             ref = rows.get(BASELINE)
-            others = [(n, t) for n, t in targets if n != name]
+            others = [(n, baseline_answerer(n)) for n in args.transfer_to.split(",") if n and n != name]
             for label, r in rows.items():
                 gain = "–" if ref is None else f"{100 * (ref['acc'] - r['acc']):+.1f}"
                 room = None if ref is None or floor is None else ref["acc"] - floor
@@ -283,13 +288,13 @@ def main() -> None:
     # wall time against a slow model: is the search keeping the connections busy?
     table = Table(title=f"Wall time with {args.latency}s injected latency and {args.connections} connections "
                         "(bound = calls x latency / connections)")
-    for col in ("method", "model calls", "wall s", "bound s", "wall / bound"):
+    for col in ("method", "model calls", "of them wasted", "wall s", "bound s", "wall / bound"):
         table.add_column(col, justify="right")
     target = baseline_answerer("recency", args.latency, args.connections)
     for label in methods:
         r = run(target, label)
         bound = r["calls"] * args.latency / args.connections
-        table.add_row(label, str(r["calls"]), f"{r['wall']:.1f}",
+        table.add_row(label, str(r["calls"]), str(r["wasted"]), f"{r['wall']:.1f}",
                       f"{bound:.1f}", f"{r['wall'] / bound:.2f}" if bound else "–")
     console.print(table)
 

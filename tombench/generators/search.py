@@ -148,6 +148,9 @@ class SearchConfig:
     #: improved mode only: the cap on shape similarity between two kept stories (`diversity.select_distinct`);
     #: refinement aims at the set the runner will keep, so it ranks goals under the same cap. 1.0 disables it
     max_similarity: float = DEFAULT_MAX_SIMILARITY
+    #: improved mode only: refinement draws this many children per child it asks and asks the likeliest to beat
+    #: the kept stories (`_p_harder`); 1 asks every draw (no screening)
+    screen: int = REFINE_SCREEN
 
     def __post_init__(self) -> None:
         if self.k < 1:
@@ -160,6 +163,8 @@ class SearchConfig:
             raise ValueError(f"lookahead must be >= 1, got {self.lookahead}")
         if self.keep < 1:
             raise ValueError(f"keep must be >= 1, got {self.keep}")
+        if self.screen < 1:
+            raise ValueError(f"screen must be >= 1, got {self.screen}")
         if not 0.0 <= self.refine <= 1.0:
             raise ValueError(f"refine must be between 0 and 1, got {self.refine}")
         if not 0.0 <= self.max_similarity <= 1.0:
@@ -675,7 +680,8 @@ class _Kept:
     def threshold(self, ctx: str, close: float = 1.0) -> float | None:
         """A child of context `ctx` (`close`: its `closeness`) is only worth its calls below this g (None: any goal
         is kept): below the g of the kept story it would replace, or equal to it when the child is less alike the
-        other kept stories than that one (a tie, e.g. another story at accuracy 0, that makes the set more diverse).
+        other kept stories than that one (a tie that makes the set more diverse), and at 0 whenever that kept story
+        is at 0 (the selection then picks the most different stories at 0 jointly).
         """
         if not self.full:
             return None
@@ -684,6 +690,10 @@ class _Kept:
         else:  # the child can only push out the easiest kept story
             slot = max(range(len(self.goals)), key=lambda i: (self.goals[i].g, i))
         bar = self.goals[slot].g
+        if bar <= 0.0:
+            # the kept set cannot get harder here; another story at 0 may still make it more diverse (the
+            # selection takes the most different of equally hard stories)
+            return _TIE
         return bar + _TIE if close < self._close[slot] - 1e-9 else bar
 
     def parents(self, ev: Evaluator, rng: random.Random) -> list[Story]:
@@ -721,13 +731,15 @@ async def _refine(roots: Sequence[Story], cond: Conditions, ev: Evaluator, confi
         kept = _Kept(ev, config, list(root_of), shapes)
         # once the kept stories are all at accuracy 0 no child makes them harder; the rest of the budget looks for
         # other stories at 0 that are less alike (the selection takes the most different of equally hard ones)
+        done = kept.done()
         open_roots = [root_of[c] for c in kept.open] or list(roots)
         want = 4 * width
         pool: list[tuple[Story, int, float, float | None]] = []  # (child, cost, -promise, its pruning bar)
         texts: set[str] = set()
         rates = _right_rates(ev.trace)
-        while len(pool) < REFINE_SCREEN * want and misses < REFINE_PATIENCE:
-            parents = kept.parents(ev, rng)
+        while len(pool) < config.screen * want and misses < REFINE_PATIENCE:
+            # once every kept story is at 0 only diversity can improve, and edits are near copies: fresh stories only
+            parents = [] if done else kept.parents(ev, rng)
             if not parents or (REFINE_FRESH and rng.random() < REFINE_FRESH):
                 child = Story(open_roots[fresh_drawn % len(open_roots)].context)
                 fresh_drawn += 1

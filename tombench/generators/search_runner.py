@@ -51,6 +51,19 @@ Method = Literal["astar", "over-generate", "random"]
 #: consecutive searches that spent nothing before a setting is abandoned (§7.5)
 PATIENCE = 10
 
+#: one-story searches of one setting run up to this many at once. Search i's budget is min(budget per story, what
+#: is left), so search i+1 can start before i ends whenever the setting budget minus the worst case of every search
+#: still running (its budget plus OVERSHOOT) leaves a full per-story budget: it then gets exactly the budget the
+#: sequential loop would give it, and results are consumed in order, so the output is the sequential one. Why: one
+#: paper A* search expands one node per round trip, and a setting's searches one after another are a long chain of
+#: round trips against a slow model (docs/search.md, "Wall time")
+SPECULATE = 8
+
+#: the most a search can spend beyond its budget: its last node's questions (at most 16 first-order questions in
+#: random stories of the whole grid). A larger overshoot only costs a re-run of the search started early: the
+#: output stays the sequential one
+OVERSHOOT = 32
+
 
 class RunConfigMismatch(ValueError):
     """The output directory holds a run made with a different configuration."""
@@ -105,7 +118,7 @@ class RunConfig:
         d["scope"] = "setting" if self.setting_scoped else "story"
         if not self._improved:
             # meaningless for other methods: left out
-            del d["search"]["refine"], d["search"]["prune"]
+            del d["search"]["refine"], d["search"]["prune"], d["search"]["screen"]
         elif self.search.budget_unit != "calls":
             del d["search"]["prune"]  # saves calls only: meaningless with a node budget
         if not (self._improved and self.setting_scoped):
@@ -130,6 +143,8 @@ class SettingProgress:
     found: list[float] = field(default_factory=list)
     #: adversarial stories found, kept or not
     candidates: int = 0
+    #: calls of searches started early whose result the sequential loop would not have (`SPECULATE`)
+    wasted_calls: int = 0
     done: bool = False
 
     @property
@@ -296,6 +311,33 @@ async def _attempt(setting: Setting, i: int, contexts: Sequence[Context], answer
             "stories": stories}
 
 
+def _budget_blind_below(run: RunConfig) -> bool:
+    """Whether a search's result is the same for any budget above what it spent: paper A* only looks at its budget
+    to stop planning (over-generation draws up to it, improved A* refines until it)."""
+    return run.method == "astar" and run.search.mode == "paper" and not run.setting_scoped
+
+
+def _worth_starting(run: RunConfig, used: int, i: int, k: int, done: dict[int, dict[str, Any]], idle: int,
+                    spends: Sequence[int], cost: Callable[[dict[str, Any]], int]) -> bool:
+    """Whether to start search k while searches i..k-1 run (`SPECULATE`).
+
+    The sequential loop must surely run search k (fewer than PATIENCE idle searches before it), and either with a
+    full per-story budget whatever the searches before it spend (their budget plus OVERSHOOT each), or, for paper A*
+    (`_budget_blind_below`), probably at all: the setting budget is likely not spent by then, judging by what this
+    setting's searches spent so far. A wrong guess costs calls (counted as wasted), never a different result.
+    """
+    if idle + (k - i) >= PATIENCE:
+        return False
+    budget, per_story = run.setting_budget, run.budget_per_story
+    worst = sum(cost(done[j]) if j in done else per_story + OVERSHOOT for j in range(i, k))
+    if used + worst + per_story <= budget:
+        return True
+    if not _budget_blind_below(run) or not spends:
+        return False
+    typical = 2 * sum(spends) / len(spends) + 1
+    return used + (k - i + 1) * typical < budget
+
+
 async def search_setting(
     setting: Setting,
     contexts: Sequence[Context],
@@ -316,24 +358,57 @@ async def search_setting(
     prog = progress if progress is not None else SettingProgress(setting, run.stories_per_setting)
     budget = run.setting_budget
     calls = run.search.budget_unit == "calls"
+    per_story = run.budget_per_story
+    window = 1 if run.setting_scoped else SPECULATE
     used = 0  # in the search's budget unit: node evaluations, or model calls
     idle = 0
     i = 0
+    launched = 0  # attempts started (or found done) so far; i..launched-1 are in flight
+    flight: dict[int, tuple[int, asyncio.Task[dict[str, Any]]]] = {}  # attempt -> (its budget, its search)
     candidates: list[dict[str, Any]] = []
     kept: list[dict[str, Any]] = []
+    spends: list[int] = []  # what the searches of this run spent, in order
+
+    def cost(rec: dict[str, Any]) -> int:
+        return rec["model_calls"] if calls else rec["spent"]
+
     while used < budget and idle < PATIENCE:
         if run.setting_scoped and len(kept) >= run.stories_per_setting and all(r["g"] <= 0 for r in kept):
             break  # N kept stories at accuracy 0: no further search can make them harder
+        # one-story searches of a setting depend on each other only through the budget left: start the next ones
+        # early when the sequential loop would surely run them with a full per-story budget (see SPECULATE)
+        launched = max(launched, i)
+        while launched < i + window:
+            k = launched
+            if k in done_attempts:
+                launched += 1
+                continue
+            if k == i:
+                this = budget - used if run.setting_scoped else min(per_story, budget - used)
+            elif not _worth_starting(run, used, i, k, done_attempts, idle, spends, cost):
+                break
+            else:
+                this = per_story
+            flight[k] = (this, asyncio.ensure_future(_attempt(setting, k, contexts, answer, run, this)))
+            launched += 1
         if i in done_attempts:
             rec = done_attempts[i]
         else:
-            this = budget - used if run.setting_scoped else min(run.budget_per_story, budget - used)
-            rec = await _attempt(setting, i, contexts, answer, run, this)
+            this, task = flight.pop(i)
+            rec = await task
+            right = budget - used if run.setting_scoped else min(per_story, budget - used)
+            # a search started early with more budget than the sequential loop gives it is still the sequential
+            # search when the budget never came into play (paper A* spent less than the right budget)
+            if this != right and not (_budget_blind_below(run) and cost(rec) < right):
+                prog.model_calls += rec["model_calls"]  # wasted, but made all the same
+                prog.wasted_calls += rec["model_calls"]
+                rec = await _attempt(setting, i, contexts, answer, run, right)
             on_attempt(rec)
+            spends.append(cost(rec))
         prog.searches += 1
         prog.spent += rec["spent"]
         prog.model_calls += rec["model_calls"]
-        used += rec["model_calls"] if calls else rec["spent"]
+        used += cost(rec)
         candidates += rec.get("stories", [])
         kept = select_kept(candidates, run)
         prog.candidates = len(candidates)
@@ -341,6 +416,10 @@ async def search_setting(
         idle = idle + 1 if rec["spent"] == 0 else 0
         i += 1
         on_update(prog)
+    for _, task in flight.values():  # started early but never reached: their calls were made all the same
+        rec = await task
+        prog.model_calls += rec["model_calls"]
+        prog.wasted_calls += rec["model_calls"]
     prog.done = True
     on_update(prog)
     return kept
