@@ -1,15 +1,26 @@
 """A* (paper and improved modes) vs over-generate-and-filter at equal budget, against offline baseline targets.
 
-    python benchmarks/bench_search.py                       # 12 settings x 5 stories x 50 evaluations, 3 targets
+    python benchmarks/bench_search.py                       # 12 settings x 5 stories x 200 calls, 3 targets
     python benchmarks/bench_search.py --settings 6 --stories 3 --targets recency
     python benchmarks/bench_search.py --model openai-api/local/smollm2-135m   # any Inspect model as an extra target
     python benchmarks/bench_search.py --latency-only        # wall time with 0.2 s injected latency, 16 connections
 
 For each target and method, every setting gets the same budget (stories x budget per story, in model calls by
-default, as the issue asks; `--budget-unit nodes` for the paper's node evaluations) and keeps its `stories`
-lowest-accuracy adversarial stories (the model got at least one question wrong). Reported: their mean accuracy, a
-missing story counting as 1.0 (lower = harder), share of settings where every requested story was found, mean story
-length (sentences), model calls. Prints tables; asserts nothing.
+default; `--budget-unit nodes` for the paper's node evaluations) and the runner keeps its `stories` hardest
+adversarial stories (the model got at least one question wrong), distinct: one per context, no two shapes more alike
+than `--max-similarity` (tombench.generators.diversity). Reported per method:
+
+* mean acc: the kept stories' first-order accuracy, a missing story counting as 1.0 (lower = harder); the gain over
+  pooled over-generation (one over-generation with the whole setting budget keeping its best N: the fair baseline)
+  and the share of the headroom to the floor it takes (floor: per setting, the hardest kept set of every run,
+  over-generation with `--floor-mult` x the budget included);
+* fill: share of settings with all N stories;
+* diversity: mean pairwise sentence Jaccard of each setting's kept stories (the issue's measure: stories in
+  different contexts share no sentence) and mean pairwise *shape* similarity (names replaced by roles, so renaming
+  does not count as diverse); lower = more diverse;
+* transfer: the other targets' first-order accuracy on the kept stories (lower = hard beyond the target searched).
+
+Prints tables; asserts nothing.
 """
 
 from __future__ import annotations
@@ -25,20 +36,24 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from tombench.dsl import Prompt, settings_grid
+from tombench.dsl import AnswerType, Prompt, Story, build_prompt, check_answer, settings_grid
 from tombench.generators.contexts import load_context_bank
-from tombench.generators.search import SearchConfig
+from tombench.generators.diversity import DEFAULT_MAX_SIMILARITY, mean_pairwise, sentence_jaccard, story_shape
+from tombench.generators.search import REFINE_SCREEN, SearchConfig, _chosen_questions
 from tombench.generators.search_runner import RunConfig, read_jsonl, run_searches
 
-#: label -> (method, A* mode, improved scope, refine share or None for SearchConfig's default, prune)
+#: label -> (method, A* mode, scope, refine share or None for SearchConfig's default, prune, screen)
 METHODS = {
-    "over-generate": ("over-generate", "paper", "setting", None, True),
-    "A* paper": ("astar", "paper", "setting", None, True),
-    "A* improved/story, no refine": ("astar", "improved", "story", 0.0, True),
-    "A* improved, no refine": ("astar", "improved", "setting", 0.0, True),
-    "A* improved, no prune": ("astar", "improved", "setting", None, False),
-    "A* improved": ("astar", "improved", "setting", None, True),
+    "over-generate": ("over-generate", "paper", "story", None, True, 1),
+    "over-generate, pooled": ("over-generate", "paper", "setting", None, True, 1),
+    "A* paper": ("astar", "paper", "story", None, True, 1),
+    "A* improved/story, no refine": ("astar", "improved", "story", 0.0, True, REFINE_SCREEN),
+    "A* improved, no refine": ("astar", "improved", "setting", 0.0, True, REFINE_SCREEN),
+    "A* improved, no prune": ("astar", "improved", "setting", None, False, REFINE_SCREEN),
+    "A* improved, no screen": ("astar", "improved", "setting", None, True, 1),
+    "A* improved": ("astar", "improved", "setting", None, True, REFINE_SCREEN),
 }
+BASELINE = "over-generate, pooled"
 
 
 def baseline_answerer(name: str, latency: float = 0.0, connections: int = 16):
@@ -66,10 +81,11 @@ def sample_settings(n: int, seed: int, story_types: list[str] | None = None):
 
 
 def run_one(target, settings, contexts, method, mode, stories, budget, seed, parallel, unit="calls", scope="setting",
-            width=4, g="acc", refine=None, prune=True):
+            width=4, g="acc", refine=None, prune=True, max_similarity=DEFAULT_MAX_SIMILARITY, screen=REFINE_SCREEN):
     run = RunConfig(stories_per_setting=stories, budget_per_story=budget, seed=seed, method=method,
                     search=SearchConfig(budget=budget, mode=mode, budget_unit=unit, g=g, prune=prune,
-                                        **({} if refine is None else {"refine": refine})), improved_scope=scope,
+                                        max_similarity=max_similarity, screen=screen,
+                                        **({} if refine is None else {"refine": refine})), scope=scope,
                     expand_width=width)
     with tempfile.TemporaryDirectory() as tmp:
         t0 = time.perf_counter()
@@ -78,31 +94,65 @@ def run_one(target, settings, contexts, method, mode, stories, budget, seed, par
         found = read_jsonl(Path(tmp) / "stories.jsonl")
     by_setting: dict[str, list[dict]] = {}
     for r in found:
-        if r["g"] < 1:  # an adversarial story: the model got at least one question wrong
-            by_setting.setdefault(r["setting_id"], []).append(r)
-    accs, lengths = [], []
-    per_setting = {}
+        assert r["g"] < 1, "the runner keeps adversarial stories only"
+        by_setting.setdefault(r["setting_id"], []).append(r)
+    if any(len(v) > stories for v in by_setting.values()):
+        raise AssertionError("the runner kept more stories than asked")
+    accs, lengths, sent, shape, ctxs = [], [], [], [], []
+    per_setting, per_setting_sim = {}, {}
     filled = 0
     for s in settings:
-        best = sorted(by_setting.get(s.id, []), key=lambda r: r["g"])[:stories]
+        best = sorted(by_setting.get(s.id, []), key=lambda r: r["g"])
         filled += len(best) >= stories
         # a slot with no adversarial story counts as accuracy 1.0, the same for every method
         slots = [r["g"] for r in best] + [1.0] * (stories - len(best))
         per_setting[s.id] = statistics.mean(slots)
         accs += slots
         lengths += [sum(len(x) for x in r["story"]["sentences"]) for r in best]
+        objs = [Story.from_dict(r["story"]) for r in best]
+        if len(objs) >= 2:
+            sent.append(mean_pairwise(objs, sentence_jaccard))
+            shapes = [story_shape(x) for x in objs]
+            shape.append(mean_pairwise(shapes, lambda a, b: len(a & b) / len(a | b)))
+            per_setting_sim[s.id] = shape[-1]
+        if objs:
+            ctxs.append(len({r["context_id"] for r in best}))
     return {
         "found_in": {s.id for s in settings if by_setting.get(s.id)},
         "filled_in": {s.id for s in settings if len(by_setting.get(s.id, [])) >= stories},
         "acc": statistics.mean(accs),
         "per_setting": per_setting,
-        "stories": sum(len(v[:stories]) for v in by_setting.values()),
+        "per_setting_sim": per_setting_sim,
+        "kept": [r for v in by_setting.values() for r in v],
+        "stories": sum(len(v) for v in by_setting.values()),
         "fill": filled / len(settings),
+        "sentence_jaccard": statistics.mean(sent) if sent else float("nan"),
+        "shape_similarity": statistics.mean(shape) if shape else float("nan"),
+        "contexts": statistics.mean(ctxs) if ctxs else float("nan"),
         "length": statistics.mean(lengths) if lengths else float("nan"),
         "calls": sum(p.model_calls for p in progress),
+        "wasted": sum(p.wasted_calls for p in progress),
         "nodes": sum(p.spent for p in progress),
         "wall": wall,
     }
+
+
+def transfer_accuracy(records: list[dict], answerer, g: str = "acc") -> float:
+    """Another target's accuracy on the kept stories' searched questions (mean over stories, as g)."""
+    async def one(r: dict) -> float:
+        story = Story.from_dict(r["story"])
+        qs = _chosen_questions(story, g)
+        responses = await answerer([build_prompt(story.text, q.text) for q in qs])
+        ok = 0
+        for q, resp in zip(qs, responses, strict=True):
+            cands = story.context.rooms if q.answer_type == AnswerType.ROOM else story.context.containers
+            ok += check_answer(resp, q.answer, q.answer_type, cands, "strict", question=q.text).correct
+        return ok / len(qs)
+
+    async def all_() -> list[float]:
+        return list(await asyncio.gather(*(one(r) for r in records)))
+
+    return statistics.mean(asyncio.run(all_())) if records else float("nan")
 
 
 def _split_methods(value: str) -> list[str]:
@@ -130,30 +180,43 @@ def main() -> None:
     ap.add_argument("--parallel-settings", type=int, default=12)
     ap.add_argument("--story-types", default=None,
                     help="sample settings only of these comma-separated story types (e.g. all,all+asymmetric)")
-    ap.add_argument("--methods", default="over-generate,A* paper,A* improved, no refine,A* improved",
+    ap.add_argument("--methods", default="over-generate,over-generate, pooled,A* paper,A* improved",
                     help=f"comma-separated rows, from: {'; '.join(METHODS)}")
     ap.add_argument("--floor-mult", type=int, default=0,
-                    help="also run over-generation with this many times the budget; per setting, the hardest of all "
-                         "runs estimates the floor, and 'headroom taken' = (over-gen - method) / (over-gen - floor)")
+                    help="also run pooled over-generation with this many times the budget; per setting, the hardest "
+                         "kept set of all runs estimates the floor, and 'headroom taken' = (pooled over-gen - method) "
+                         "/ (pooled over-gen - floor)")
     ap.add_argument("--g", default="acc", choices=("acc", "acc-int", "acc2", "acc2-int"),
                     help="the objective and the reported accuracy: first-order (acc) or second-order (acc2) questions, "
                          "-int: interesting ones only")
     ap.add_argument("--refine", type=float, default=None,
                     help="improved A*: share of the budget for refinement (default: SearchConfig's)")
+    ap.add_argument("--max-similarity", type=float, default=DEFAULT_MAX_SIMILARITY,
+                    help="cap on the shape similarity of two kept stories of a setting (1 = no cap)")
     ap.add_argument("--width", type=int, default=4, help="improved A*: nodes expanded per round (expand_width)")
     ap.add_argument("--per-setting", action="store_true", help="also print each setting's mean accuracy per method")
+    ap.add_argument("--transfer-to", default="recency,primacy,random",
+                    help="offline baselines that answer the stories found against each target (the target itself "
+                         "is skipped)")
+    ap.add_argument("--no-transfer", action="store_true", help="skip asking the other targets (transfer column)")
     ap.add_argument("--no-latency", action="store_true", help="skip the wall-time table")
     ap.add_argument("--latency-only", action="store_true")
     ap.add_argument("--latency", type=float, default=0.2)
     ap.add_argument("--connections", type=int, default=16)
     args = ap.parse_args()
     methods = _split_methods(args.methods)
-    console = Console(width=140)
+    console = Console(width=160)
     types = [t.strip() for t in args.story_types.split(",")] if args.story_types else None
     settings = sample_settings(args.settings, args.seed, types)
     if not settings:
         ap.error(f"no setting of story types {types}")
     contexts = load_context_bank()
+
+    def run(target, label, budget=args.budget):
+        method, mode, scope, refine, prune, screen = METHODS[label]
+        return run_one(target, settings, contexts, method, mode, args.stories, budget, args.seed,
+                       args.parallel_settings, args.budget_unit, scope, args.width, args.g,
+                       args.refine if refine is None else refine, prune, args.max_similarity, screen)
 
     if not args.latency_only:
         targets = [(t, baseline_answerer(t)) for t in args.targets.split(",") if t]
@@ -163,50 +226,58 @@ def main() -> None:
 
             targets += [(m, inspect_answerer(m)) for m in args.model]
         table = Table(title=f"Search vs over-generation at equal budget: {args.settings} settings x {args.stories} "
-                            f"stories x {args.budget} {args.budget_unit} (seed {args.seed}); accuracy of each "
-                            "setting's hardest stories, a missing story counting as 1.0")
-        for col in ("target", "method", "mean acc (lower=harder)", "gain vs over-gen (points)", "headroom taken",
-                    "stories",
-                    "settings filled", "filled (feasible)", "mean length", "model calls", "nodes", "wall s"):
+                            f"stories x {args.budget} {args.budget_unit} (seed {args.seed}, max shape similarity "
+                            f"{args.max_similarity}); kept stories' accuracy, a missing story counting as 1.0")
+        for col in ("target", "method", "mean acc (lower=harder)", f"gain vs {BASELINE} (points)", "headroom taken",
+                    "fill", "fill (feasible)", "sentence Jaccard", "shape similarity", "contexts / setting",
+                    "transfer acc", "mean length", "model calls", "wall s"):
             table.add_column(col, justify="right")
         for name, target in targets:
-            rows = {}
-            for label in methods:
-                method, mode, scope, refine, prune = METHODS[label]
-                refine = args.refine if refine is None else refine
-                rows[label] = run_one(target, settings, contexts, method, mode, args.stories, args.budget, args.seed,
-                                      args.parallel_settings, args.budget_unit, scope, args.width, args.g, refine,
-                                      prune)
+            rows = {label: run(target, label) for label in methods}
             floor = None
             if args.floor_mult:
-                long = run_one(target, settings, contexts, "over-generate", "paper", args.stories,
-                               args.budget * args.floor_mult, args.seed, args.parallel_settings, args.budget_unit,
-                               "setting", args.width, args.g)
+                long = run(target, BASELINE, args.budget * args.floor_mult)
                 floor = statistics.mean(
                     min([long["per_setting"][s.id]] + [r["per_setting"][s.id] for r in rows.values()])
                     for s in settings)
             # feasible: settings where some method found at least one adversarial story for this target (a setting
             # whose questions all have a single candidate answer has no goal at all: not a search failure)
             feasible = set().union(*(r["found_in"] for r in rows.values()))
-            ref = rows.get("over-generate")
+            ref = rows.get(BASELINE)
+            others = [(n, baseline_answerer(n)) for n in args.transfer_to.split(",") if n and n != name]
             for label, r in rows.items():
                 gain = "–" if ref is None else f"{100 * (ref['acc'] - r['acc']):+.1f}"
                 room = None if ref is None or floor is None else ref["acc"] - floor
                 taken = "–" if not room else f"{(ref['acc'] - r['acc']) / room:.0%}"
                 fill_f = f"{len(r['filled_in'] & feasible) / len(feasible):.0%}" if feasible else "–"
-                table.add_row(name, label, f"{r['acc']:.3f}", gain, taken, str(r["stories"]), f"{r['fill']:.0%}", fill_f,
-                              f"{r['length']:.1f}", str(r["calls"]), str(r["nodes"]), f"{r['wall']:.1f}")
+                tr = "–"
+                if others and not args.no_transfer:
+                    tr = " / ".join(f"{transfer_accuracy(r['kept'], t, args.g):.3f}" for _, t in others)
+                table.add_row(name, label, f"{r['acc']:.3f}", gain, taken, f"{r['fill']:.0%}", fill_f,
+                              f"{r['sentence_jaccard']:.2f}", f"{r['shape_similarity']:.2f}", f"{r['contexts']:.1f}",
+                              tr, f"{r['length']:.1f}", str(r["calls"]), f"{r['wall']:.1f}")
+            if others and not args.no_transfer:
+                console.print(f"{name}: transfer acc = accuracy of {' / '.join(n for n, _ in others)} on the stories "
+                              f"found against {name}")
             if args.per_setting:
-                detail = Table(title=f"{name}: mean accuracy of each setting's {args.stories} hardest stories")
+                detail = Table(title=f"{name}: each setting's {args.stories} kept stories: mean accuracy / mean "
+                                     "pairwise shape similarity")
                 detail.add_column("setting")
                 for label in rows:
                     detail.add_column(label, justify="right")
+                if floor is not None:
+                    detail.add_column("floor", justify="right")
                 for s in settings:
-                    detail.add_row(s.id, *(f"{r['per_setting'][s.id]:.3f}" for r in rows.values()))
+                    cells = [f"{r['per_setting'][s.id]:.3f} / {r['per_setting_sim'].get(s.id, float('nan')):.2f}"
+                             for r in rows.values()]
+                    if floor is not None:
+                        cells.append(f"{min([long['per_setting'][s.id]] + [r['per_setting'][s.id] for r in rows.values()]):.3f}")
+                    detail.add_row(s.id, *cells)
                 console.print(detail)
             if floor is not None:
-                console.print(f"{name}: estimated floor {floor:.3f} (hardest per setting of every run, over-generation "
-                              f"with {args.floor_mult}x the budget included)")
+                console.print(f"{name}: estimated floor {floor:.3f} (hardest kept set per setting of every run, pooled "
+                              f"over-generation with {args.floor_mult}x the budget included); headroom from "
+                              f"{BASELINE}: {100 * (ref['acc'] - floor) if ref else float('nan'):.1f} points")
             infeasible = [s.id for s in settings if s.id not in feasible]
             if infeasible:
                 console.print(f"{name}: no method found any adversarial story in {', '.join(infeasible)}")
@@ -217,16 +288,13 @@ def main() -> None:
     # wall time against a slow model: is the search keeping the connections busy?
     table = Table(title=f"Wall time with {args.latency}s injected latency and {args.connections} connections "
                         "(bound = calls x latency / connections)")
-    for col in ("method", "model calls", "wall s", "bound s", "wall / bound"):
+    for col in ("method", "model calls", "of them wasted", "wall s", "bound s", "wall / bound"):
         table.add_column(col, justify="right")
     target = baseline_answerer("recency", args.latency, args.connections)
-    for label in [m for m in ("A* improved", "over-generate") if m in methods]:
-        method, mode, scope, refine, prune = METHODS[label]
-        r = run_one(target, settings, contexts, method, mode, args.stories, args.budget, args.seed,
-                    args.parallel_settings, args.budget_unit, scope, args.width, args.g,
-                    args.refine if refine is None else refine, prune)
+    for label in methods:
+        r = run(target, label)
         bound = r["calls"] * args.latency / args.connections
-        table.add_row(label, str(r["calls"]), f"{r['wall']:.1f}",
+        table.add_row(label, str(r["calls"]), str(r["wasted"]), f"{r['wall']:.1f}",
                       f"{bound:.1f}", f"{r['wall'] / bound:.2f}" if bound else "–")
     console.print(table)
 

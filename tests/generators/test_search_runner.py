@@ -7,9 +7,19 @@ import json
 
 import pytest
 
-from tombench.dsl import DEFAULT_CONTEXT, Prompt, Setting, parse_structure
+from tombench.dsl import DEFAULT_CONTEXT, Prompt, Setting, Story, parse_structure
+from tombench.generators.contexts import load_context_bank
+from tombench.generators.diversity import DEFAULT_MAX_SIMILARITY, story_shape
 from tombench.generators.search import SearchConfig
-from tombench.generators.search_runner import PATIENCE, RunConfig, RunConfigMismatch, read_jsonl, run_searches
+from tombench.generators.search_runner import (
+    PATIENCE,
+    RunConfig,
+    RunConfigMismatch,
+    read_jsonl,
+    run_searches,
+    slot_contexts,
+)
+from tombench.models._baselines import answer as baseline_answer
 
 SETTINGS = [Setting.make("tomi", 2, 2), Setting.make("fantom-private", 2, 2)]
 
@@ -58,7 +68,9 @@ def test_budget_and_files(tmp_path):
     stories = read_jsonl(tmp_path / "stories.jsonl")
     assert sum(a["spent"] for a in attempts) == sum(p.spent for p in progress)
     assert sum(a["model_calls"] for a in attempts) == len(calls)
-    assert len(stories) == sum(a["found"] for a in attempts) > 0
+    # each setting keeps at most its 2 stories, all offered by its attempts
+    offered = {r["id"] for a in attempts for r in a["stories"]}
+    assert 0 < len(stories) <= 2 * len(SETTINGS) and {r["id"] for r in stories} <= offered
     for r in stories:
         assert r["g"] < 1 and r["questions"] and r["answers"]
         assert r["story"]["schema_version"] == 1
@@ -111,47 +123,120 @@ def test_call_budget_unit(tmp_path):
         SearchConfig(budget_unit="tokens")
 
 
-def _improved(tmp, answer, **kw):
+BANK = load_context_bank()
+TOMI33 = Setting.make("tomi", 3, 3)
+
+
+def _improved(tmp, answer, contexts=None, **kw):
     run = RunConfig(stories_per_setting=3, budget_per_story=20, seed=5, model="fake",
                     search=SearchConfig(budget=20, mode="improved"), **kw)
-    return asyncio.run(run_searches(SETTINGS[:1], [DEFAULT_CONTEXT], answer, run, tmp, parallel_settings=1))
+    return asyncio.run(run_searches([TOMI33], contexts or BANK, answer, run, tmp, parallel_settings=1))
 
 
-def test_improved_setting_scope_fills_every_slot_from_one_search(tmp_path):
+def test_improved_setting_scope_keeps_distinct_stories_from_one_search(tmp_path):
     (p,) = _improved(tmp_path, reality_answerer([]))
     attempts = read_jsonl(tmp_path / "attempts.jsonl")
     stories = read_jsonl(tmp_path / "stories.jsonl")
-    # one search spends the whole setting budget (3 x 20) and writes its 3 hardest distinct goals
+    # one search spends the whole setting budget (3 x 20) and offers its 3 hardest distinct goals
     assert len(attempts) == 1 and attempts[0]["spent"] == 60 == p.spent
-    assert [r["id"] for r in stories] == ["tomi|p2|m2|r1|0", "tomi|p2|m2|r1|0-1", "tomi|p2|m2|r1|0-2"]
-    assert [r["rank"] for r in stories] == [0, 1, 2] and all(r["of"] == 3 for r in stories)
+    assert [r["id"] for r in stories] == ["tomi|p3|m3|r1|0", "tomi|p3|m3|r1|0-1", "tomi|p3|m3|r1|0-2"]
+    assert [r["id"] for r in attempts[0]["stories"]] == [r["id"] for r in stories]
     gs = [r["g"] for r in stories]
-    assert gs == sorted(gs) and max(gs) < 1 and sorted(p.found) == gs
-    assert len({r["text"] for r in stories}) == 3
+    assert gs == sorted(gs) and max(gs) < 1 and sorted(p.found) == gs and p.filled
+    # one context per kept story (the setting's slot contexts), no two shapes more alike than the cap
+    slots = {c.id for c in slot_contexts(BANK, 5, 0, 3)}
+    assert {r["context_id"] for r in stories} == slots and len(slots) == 3
+    shapes = [story_shape(Story.from_dict(r["story"])) for r in stories]
+    assert all(len(a & b) / len(a | b) <= DEFAULT_MAX_SIMILARITY for i, a in enumerate(shapes) for b in shapes[i + 1:])
     assert stories[0]["search"]["trace"] and not stories[1]["search"]["trace"]
-    assert json.loads((tmp_path / "run.json").read_text())["improved_scope"] == "setting"
-    story = _improved(tmp_path / "story", reality_answerer([]), improved_scope="story")
+    assert json.loads((tmp_path / "run.json").read_text())["scope"] == "setting"
+    story = _improved(tmp_path / "story", reality_answerer([]), scope="story")
     assert story[0].searches == 3
 
 
-def test_improved_setting_scope_resumes_a_partly_written_attempt(tmp_path):
-    ref_dir, crash_dir = tmp_path / "ref", tmp_path / "crash"
+def test_n_stories_means_n_even_when_the_model_gets_everything_wrong(tmp_path):
+    async def wrong(prompts: list[Prompt]) -> list[str]:
+        return ["I don't know"] * len(prompts)
+
+    (p,) = _improved(tmp_path, wrong)
+    stories = read_jsonl(tmp_path / "stories.jsonl")
+    attempts = read_jsonl(tmp_path / "attempts.jsonl")
+    # every story is at accuracy 0 at once: the search spends the rest looking for more different stories at 0, and
+    # no other search starts (issue #20.2: 415 stories for 8 settings x 5 before)
+    assert len(stories) == 3 and all(r["g"] == 0 for r in stories)
+    assert len(attempts) == 1 and p.filled
+
+
+def test_over_generation_writes_and_fills_with_adversarial_stories_only(tmp_path):
+    async def oracle(prompts: list[Prompt]) -> list[str]:
+        return [baseline_answer("oracle", p.user) for p in prompts]
+
+    run = RunConfig(stories_per_setting=2, budget_per_story=10, method="over-generate",
+                    search=SearchConfig(budget=10, budget_unit="calls"))
+    (p,) = asyncio.run(run_searches(SETTINGS[:1], BANK, oracle, run, tmp_path))
+    attempts = read_jsonl(tmp_path / "attempts.jsonl")
+    # the paper's baseline keeps its hardest story even at accuracy 1, but that story is not adversarial
+    assert attempts and all(a["g"] == 1.0 and not a["found"] and a["stories"] == [] for a in attempts)
+    assert read_jsonl(tmp_path / "stories.jsonl") == [] and p.found == [] and not p.filled
+
+
+def test_pooled_over_generation_keeps_its_best_n_of_one_budget(tmp_path):
+    run = RunConfig(stories_per_setting=3, budget_per_story=20, method="over-generate", scope="setting",
+                    search=SearchConfig(budget=20, budget_unit="calls"))
+    (p,) = asyncio.run(run_searches(SETTINGS[:1], BANK, reality_answerer([]), run, tmp_path))
+    attempts = read_jsonl(tmp_path / "attempts.jsonl")
+    stories = read_jsonl(tmp_path / "stories.jsonl")
+    assert len(attempts) == 1 and attempts[0]["model_calls"] >= 60
+    slots = {c.id for c in slot_contexts(BANK, 0, 0, 3)}
+    assert len(stories) == 3 and {r["context_id"] for r in stories} <= slots
+    with pytest.raises(ValueError, match="scope='setting' needs"):
+        RunConfig(method="random", scope="setting")
+
+
+def test_slot_contexts_cover_the_bank_before_repeating():
+    n = 3
+    used = [c.id for j in range(30) for c in slot_contexts(BANK, 0, j, n)]
+    assert len(set(used[: len(BANK)])) == len(BANK)  # 30 settings x 3 stories: every context before any repeats
+    assert all(len({c.id for c in slot_contexts(BANK, 0, j, n)}) == n for j in range(30))
+    assert slot_contexts(BANK, 0, 4, n) == slot_contexts(BANK, 0, 4, n) != slot_contexts(BANK, 1, 4, n)
+    assert slot_contexts([DEFAULT_CONTEXT], 0, 7, 5) == [DEFAULT_CONTEXT]
+
+
+def test_a_kill_between_story_lines_writes_only_the_missing_ones(tmp_path):
+    ref_dir = tmp_path / "ref"
     _improved(ref_dir, reality_answerer([]))
     ref = read_jsonl(ref_dir / "stories.jsonl")
-    # a kill after the first story line: no attempt line, so the attempt runs again and writes only the rest
+    # the attempt line is there, the kill came after the first story line: nothing is asked again
+    crash_dir = tmp_path / "crash"
     crash_dir.mkdir()
-    (crash_dir / "run.json").write_text((ref_dir / "run.json").read_text())
-    with open(crash_dir / "stories.jsonl", "w") as f:
-        f.write(json.dumps(ref[0]) + "\n")
-    _improved(crash_dir, reality_answerer([]))
-    assert read_jsonl(crash_dir / "stories.jsonl") == ref
-    # every line of the attempt there but its attempt line lost: counted as done, nothing asked again
+    for name in ("run.json", "attempts.jsonl"):
+        (crash_dir / name).write_text((ref_dir / name).read_text())
+    (crash_dir / "stories.jsonl").write_text(json.dumps(ref[0]) + "\n" + '{"id": "torn')
     calls: list[int] = []
-    (crash_dir / "attempts.jsonl").unlink()
     (p,) = _improved(crash_dir, reality_answerer(calls))
-    assert calls == [] and p.spent == 60 and sorted(p.found) == [r["g"] for r in ref]
+    assert calls == [] and p.spent == 60
+    assert read_jsonl(crash_dir / "stories.jsonl") == ref
 
 
 def test_run_json_of_other_methods_has_no_improved_fields():
     d = RunConfig().to_dict()
-    assert "improved_scope" not in d and "expand_width" not in d and "expand_width" not in d["search"]
+    assert "expand_width" not in d and "expand_width" not in d["search"] and "refine" not in d["search"]
+    assert d["scope"] == "story"
+
+
+def test_one_story_searches_started_early_give_the_sequential_result(tmp_path, monkeypatch):
+    import tombench.generators.search_runner as runner
+
+    def paper(out, speculate):
+        monkeypatch.setattr(runner, "SPECULATE", speculate)
+        calls: list[int] = []
+        run = RunConfig(stories_per_setting=4, budget_per_story=15, seed=2, search=SearchConfig(budget=15),
+                        model="fake")
+        (p,) = asyncio.run(run_searches([TOMI33], BANK, reality_answerer(calls), run, out))
+        return p, len(calls), [(r["attempt"], r["spent"], r["model_calls"], r["gs"]) for r in
+                               read_jsonl(out / "attempts.jsonl")], read_jsonl(out / "stories.jsonl")
+
+    seq = paper(tmp_path / "seq", 1)
+    fast = paper(tmp_path / "fast", 4)
+    assert seq[1:] == fast[1:] and seq[0].spent == fast[0].spent == 60
+    assert len(seq[2]) >= 4  # several searches, so some started early

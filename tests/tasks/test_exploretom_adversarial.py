@@ -118,3 +118,38 @@ def test_question_samples_read_the_answers_the_search_cached(tmp_path, monkeypat
     # the model saw each question prompt once: writes of the question samples never repeat a search prompt
     calls = [_user_text(e) for s in log.samples for e in _model_events(s) if e.cache == "write"]
     assert not {p for p in calls if calls.count(p) > 1} & {_user_text(_model_events(q)[0]) for q in questions}
+
+
+def test_improved_mode_runs_the_measured_per_setting_search(tmp_path):
+    """`-T mode=improved` is the runner's per-setting search: same budget, width, contexts and kept stories."""
+    import asyncio
+
+    from tombench.dsl import Setting
+    from tombench.generators.contexts import load_context_bank
+    from tombench.generators.search import SearchConfig
+    from tombench.generators.search_runner import RunConfig, read_jsonl, run_searches
+    from tombench.models._baselines import answer
+
+    task = exploretom_adversarial(action_sets="tomi", asymmetric="plain", people=2, moves=2, budget=12,
+                                  mode="improved", stories_per_setting=2, question_orders="1")
+    (log,) = eval(task, model="tombench/recency", log_dir=str(tmp_path / "logs"), display="none")
+    assert log.status == "success", log.error
+    searches = [s for s in log.samples if s.metadata.get("tombench_kind") == "search"]
+    assert len(searches) == 1  # one search sample per setting, not one per story slot
+    summary = searches[0].metadata["search"]
+    assert summary["method"] == "astar-improved" and 1 <= len(summary["stories"]) <= 2
+    assert summary["nodes_evaluated"] <= 2 * 12
+    questions = [s for s in log.samples if s.metadata.get("tombench_kind") == "question"]
+    assert {q.metadata["story_id"] for q in questions} == {x["id"] for x in summary["stories"]}
+    assert all(q.metadata["search_method"] == "astar-improved" for q in questions)
+
+    async def recency(prompts):
+        return [answer("recency", p.user) for p in prompts]
+
+    run = RunConfig(stories_per_setting=2, budget_per_story=12, search=SearchConfig(budget=12, mode="improved"))
+    asyncio.run(run_searches([Setting.make("tomi", 2, 2)], load_context_bank(), recency, run, tmp_path / "cli"))
+    cli = read_jsonl(tmp_path / "cli" / "stories.jsonl")
+    assert [(r["id"], r["text"]) for r in cli] == [(x["id"], x["text"]) for x in summary["stories"]]
+    found = load_found_stories(sorted(glob.glob(str(tmp_path / "logs" / "*.eval")))[-1])
+    assert [f["id"] for f in found] == [x["id"] for x in summary["stories"]]
+    assert all(f["search_method"] == "astar-improved" for f in found)

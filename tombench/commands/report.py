@@ -17,7 +17,8 @@ from tombench.cli import UserError
 
 
 def _load(paths: tuple[str, ...]):
-    from tombench.reports import load_records
+    """The ExploreToM records of the logs; a one-line error when there are none (e.g. ToMi-only logs)."""
+    from tombench.reports import exploretom_records, load_records
 
     if not paths:
         raise UserError("give one or more Inspect logs or log directories")
@@ -25,9 +26,13 @@ def _load(paths: tuple[str, ...]):
         recs = load_records(paths)
     except FileNotFoundError as e:
         raise UserError(str(e)) from None
-    if not recs:
-        raise UserError("no scored ExploreToM questions in those logs (run an exploretom task first)")
-    return recs
+    et = exploretom_records(recs)
+    if not et:
+        other = sorted({r.task for r in recs})
+        raise UserError("no scored ExploreToM questions in those logs"
+                        + (f" (only {', '.join(other)}, which have no action sets)" if other else "")
+                        + "; run an exploretom task first")
+    return et
 
 
 def _show(tables, md: bool) -> None:
@@ -47,19 +52,21 @@ def _plot(recs, path: Path) -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         raise UserError("--plot needs matplotlib: pip install matplotlib") from None
-    models = sorted({r.model for r in recs})
+    fo = [r for r in recs if r.order == 1]  # first-order questions, as Table 1 and Figure 3
+    columns = sorted({(r.model, r.task) for r in fo})  # a model on one task per line: tasks are never pooled
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     for ax, attr in zip(axes, ("people", "moves"), strict=True):
-        for m in models:
-            xs = sorted({getattr(r, attr) for r in recs if r.model == m and getattr(r, attr) is not None})
+        for m, task in columns:
+            mine = [r for r in fo if (r.model, r.task) == (m, task)]
+            xs = sorted({getattr(r, attr) for r in mine if getattr(r, attr) is not None})
             ys = []
             for x in xs:
-                sel = [r.correct for r in recs if r.model == m and getattr(r, attr) == x]
+                sel = [r.correct for r in mine if getattr(r, attr) == x]
                 ys.append(sum(sel) / len(sel))
-            ax.plot(xs, ys, marker="o", label=m)
+            ax.plot(xs, ys, marker="o", label=f"{m} ({task})")
             ax.set_xticks(xs)
         ax.set_xlabel(f"number of {attr}")
-        ax.set_ylabel("accuracy")
+        ax.set_ylabel("first-order accuracy")
         ax.set_ylim(0, 1)
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
@@ -88,11 +95,15 @@ def report() -> None:
 @click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Also write accuracy vs people and moves as a PNG.")
 def tables(logs: tuple[str, ...], md: bool, plot: Path | None) -> None:
-    """Table 1 (action set x asymmetry), Table 6 (interesting), accuracy by people and moves."""
+    """Table 1 (action set x asymmetry), Table 6 (interesting), accuracy by people and moves (first-order)."""
     from tombench.reports import by_people_and_moves, interesting_table, per_action_set_table
 
     recs = _load(logs)
-    _show([per_action_set_table(recs), interesting_table(recs), *by_people_and_moves(recs)], md)
+    tables_ = [t for t in (per_action_set_table(recs), interesting_table(recs), *by_people_and_moves(recs)) if t.rows]
+    if not tables_:
+        raise UserError("no first-order ExploreToM questions in those logs (Table 1, Table 6 and Figure 3 count "
+                        "first-order questions only)")
+    _show(tables_, md)
     if plot is not None:
         _plot(recs, plot)
         click.echo(f"wrote {plot}", err=True)
@@ -102,13 +113,14 @@ def tables(logs: tuple[str, ...], md: bool, plot: Path | None) -> None:
 @click.argument("logs", nargs=-1)
 @click.option("--md", is_flag=True, help="Print Markdown instead of a terminal table.")
 def transfer(logs: tuple[str, ...], md: bool) -> None:
-    """Accuracy of each evaluator model on stories found against each generator model (paper Table 2)."""
+    """Accuracy of each evaluator on stories found against each generator model, per search method (Table 2)."""
     from tombench.reports import transfer_matrix
 
     recs = _load(logs)
     t = transfer_matrix(recs)
     if not t.rows:
-        raise UserError("no samples with a generator model (run tombench/exploretom_transfer or the live task)")
+        raise UserError("no belief questions with a generator model (run tombench/exploretom_transfer or the live "
+                        "task)")
     _show([t], md)
 
 

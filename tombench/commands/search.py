@@ -61,6 +61,13 @@ def _contexts(value: str) -> list:
 @click.option("--prune/--no-prune", default=True, show_default=True,
               help="Improved mode with --budget-unit calls: stop asking a story's questions once it cannot beat the "
                    "stories kept so far (saves calls for more candidates).")
+@click.option("--scope", type=click.Choice(["auto", "setting", "story"]), default="auto", show_default=True,
+              help="'setting': one search spends the setting budget and keeps its N hardest distinct stories "
+                   "(improved A*, or pooled over-generation); 'story': one search per story slot (the paper's); "
+                   "'auto': setting for improved A*, story otherwise.")
+@click.option("--max-similarity", type=click.FloatRange(0, 1), default=None,
+              help="Cap on the shape similarity (names replaced by roles) of two kept stories of a setting "
+                   "(default 0.6; 1 = no cap). Kept stories also take distinct contexts first.")
 @click.option("--g", "g_variant", type=click.Choice(["acc", "acc-int", "acc2", "acc2-int"]), default="acc",
               show_default=True, help="Objective: accuracy on (interesting) first- or second-order questions.")
 @click.option("--k", type=click.IntRange(1), default=3, show_default=True, help="Actions added per neighbour.")
@@ -77,7 +84,7 @@ def _contexts(value: str) -> list:
 def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric: str, people: str, moves: str,
            rooms: int | None, stories_per_setting: int, budget: int, budget_unit: str, budget_per_setting: int | None,
            method: str,
-           mode: str, refine: float | None, prune: bool, g_variant: str, k: int, check: str, contexts: str, seed: int, max_connections: int | None,
+           mode: str, refine: float | None, prune: bool, scope: str, max_similarity: float | None, g_variant: str, k: int, check: str, contexts: str, seed: int, max_connections: int | None,
            parallel_settings: int, no_cache: bool, out_dir: Path, export_hf: Path | None) -> None:
     """Search adversarial stories against a model, for every setting of a grid."""
     from tombench.dsl import ACTION_SETS, Setting
@@ -108,12 +115,13 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
     try:
         scfg = SearchConfig(k=k, budget=budget, g=g_variant, check=check, mode=mode,  # type: ignore[arg-type]
                             budget_unit=budget_unit, prune=prune,  # type: ignore[arg-type]
-                            **({} if refine is None else {"refine": refine}))
+                            **({} if refine is None else {"refine": refine}),
+                            **({} if max_similarity is None else {"max_similarity": max_similarity}))
+        run = RunConfig(stories_per_setting=stories_per_setting, budget_per_story=budget,
+                        budget_per_setting=budget_per_setting, seed=seed, method=method,  # type: ignore[arg-type]
+                        search=scfg, model=model, contexts_id=contexts, scope=scope)  # type: ignore[arg-type]
     except ValueError as e:
         raise UserError(str(e)) from None
-    run = RunConfig(stories_per_setting=stories_per_setting, budget_per_story=budget,
-                    budget_per_setting=budget_per_setting, seed=seed, method=method, search=scfg,  # type: ignore[arg-type]
-                    model=model, contexts_id=contexts)
     try:
         prepare_out_dir(out_dir, run)
     except RunConfigMismatch as e:
@@ -136,7 +144,7 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
             calls = sum(x.model_calls for x in state.values())
             found = [g for x in state.values() for g in x.found]
             best = f"best accuracy {min(found):.2f}" if found else "no story yet"
-            progress.update(t_settings, completed=done, info=f"{len(found)} stories found")
+            progress.update(t_settings, completed=done, info=f"{len(found)} adversarial stories kept")
             progress.update(t_nodes, completed=calls if budget_unit == "calls" else spent,
                             info=f"{spent} nodes, {calls} model calls, {best}")
 
@@ -151,14 +159,15 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
             raise
 
     table = Table(title=f"tombench search: {model} ({method}{'/' + mode if method == 'astar' else ''})")
-    for col in ("setting", "searches", "found", "best acc", "nodes", "model calls"):
+    for col in ("setting", "searches", "adversarial found", "kept", "best acc", "nodes", "model calls"):
         table.add_column(col, justify="right" if col != "setting" else "left")
     for p in results:
-        table.add_row(p.setting.id, str(p.searches), str(len(p.found)),
+        table.add_row(p.setting.id, str(p.searches), str(p.candidates), f"{len(p.found)}/{p.wanted}",
                       "–" if p.best is None else f"{p.best:.2f}", str(p.spent), str(p.model_calls))
     console.print(table)
     filled = sum(p.filled for p in results)
-    console.print(f"{filled}/{len(results)} settings filled; stories in {out_dir / 'stories.jsonl'}")
+    console.print(f"{filled}/{len(results)} settings filled ({stories_per_setting} adversarial stories each: the model "
+                  f"got at least one question wrong); stories in {out_dir / 'stories.jsonl'}")
     if export_hf is not None:
         n = export_hf_dataset(out_dir / "stories.jsonl", export_hf, model=model)
         console.print(f"wrote a Hugging Face dataset of {n} stories to {export_hf}")

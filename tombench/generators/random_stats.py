@@ -1,9 +1,18 @@
 """Statistics of random stories: the paper's §5 / App. B.4 (Tables 7–9), computed with tombench's tracker.
 
 For each people x movements cell, N random `tomi` stories (1 room, default names sampled at random, one rollout with
-stop = S and at most 10 sentences, kept whether or not it is desired) give: the share of stories that require ToM
-(at least one interesting question), and the shares of order-1 and order-2 questions that are interesting and that
-are false beliefs. The semantics document (§8) lists the paper's values beside the original code's and a prototype's.
+stop = S and at most 10 sentences, kept whether or not it is desired) give:
+
+* Table 7: the share of stories that require ToM (at least one interesting order-1/2 question);
+* Table 8: the probability that a randomly-sampled (story, question) pair is interesting, and Table 9 that it is a
+  false belief: draw a story, then one of its order-1/2 questions, i.e. the *mean over stories* of each story's
+  share (stories without such questions have none to draw and are left out).
+
+Why the mean over stories: the paper's captions define Tables 8-9 as probabilities of a random (story, question)
+pair. Pooling all questions instead (interesting questions / all questions) weights each story by its question
+count, and long stories with many people ask many second-order room questions that are never interesting in one
+room; that pooled share (`interesting_pooled`, `false_belief_pooled`) came out 0.007-0.046 below the paper in
+every cell, while the per-story mean lands on both sides of it (docs/search.md, "Random-story statistics").
 """
 
 from __future__ import annotations
@@ -36,11 +45,17 @@ class CellStats:
     moves: int
     stories: int
     requires_tom: float
+    #: Tables 8 / 9: mean over stories (with order-1/2 questions) of each story's interesting / false-belief share
     interesting: float
     false_belief: float
     questions_order1: float
     questions_order2: float
     desired: float
+    #: the same shares over all questions pooled (weights long stories more; not the paper's definition)
+    interesting_pooled: float = 0.0
+    false_belief_pooled: float = 0.0
+    #: stories with at least one order-1/2 question (the population of Tables 8-9)
+    stories_with_questions: int = 0
 
     @property
     def paper(self) -> tuple[float, float, float] | None:
@@ -64,6 +79,8 @@ def random_story_stats(
             setting = Setting(story_type, p, m, rooms=1, max_sentences=max_sentences)
             cond = Conditions.of(setting)
             tom = q_int = q_fb = q_total = n1 = n2 = desired = 0
+            share_int: list[float] = []
+            share_fb: list[float] = []
             for i in range(n):
                 rng = random.Random(derive_seed(seed, story_type, p, m, i))
                 ctx = setting_context(DEFAULT_CONTEXT, setting, rng)
@@ -72,6 +89,9 @@ def random_story_stats(
                 desired += cond.is_desired(s)
                 if any(q.interesting for q in qs):
                     tom += 1
+                if qs:
+                    share_int.append(sum(bool(q.interesting) for q in qs) / len(qs))
+                    share_fb.append(sum(bool(q.false_belief) for q in qs) / len(qs))
                 for q in qs:
                     q_total += 1
                     q_int += bool(q.interesting)
@@ -88,11 +108,14 @@ def random_story_stats(
                     moves=m,
                     stories=n,
                     requires_tom=tom / n,
-                    interesting=q_int / q_total if q_total else 0.0,
-                    false_belief=q_fb / q_total if q_total else 0.0,
+                    interesting=sum(share_int) / len(share_int) if share_int else 0.0,
+                    false_belief=sum(share_fb) / len(share_fb) if share_fb else 0.0,
                     questions_order1=n1 / n,
                     questions_order2=n2 / n,
                     desired=desired / n,
+                    interesting_pooled=q_int / q_total if q_total else 0.0,
+                    false_belief_pooled=q_fb / q_total if q_total else 0.0,
+                    stories_with_questions=len(share_int),
                 )
             )
     return out

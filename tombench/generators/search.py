@@ -37,6 +37,7 @@ import asyncio
 import heapq
 import math
 import random
+import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
@@ -54,6 +55,7 @@ from tombench.dsl import (
     rollout,
     setting_context,
 )
+from tombench.generators.diversity import DEFAULT_MAX_SIMILARITY, select_distinct, story_shape
 
 __all__ = [
     "Answerer",
@@ -65,6 +67,7 @@ __all__ = [
     "SearchResult",
     "Evaluator",
     "astar_search",
+    "setting_contexts",
     "SENTINEL_G",
     "RESTART_PATIENCE",
     "REFINE_PARENTS",
@@ -89,6 +92,11 @@ REFINE_PARENTS = 3
 #: stories alone are over-generation; half and half was best of 0, 0.25, 0.5 and 0.75 over 3 targets and 4 setting
 #: samples (docs/search.md, "Improved mode")
 REFINE_FRESH = 0.5
+
+#: refinement: draws per child asked. Drawing a story costs no model call, so each round draws this many times the
+#: children it asks and asks the most promising: the likeliest to beat the kept story they would replace, judged by
+#: how often this target got each kind of question right so far (`_p_harder`)
+REFINE_SCREEN = 4
 
 #: refinement: consecutive draws that gave no fresh paying story (a repeat, not desired, or free) before it stops
 REFINE_PATIENCE = 200
@@ -137,6 +145,12 @@ class SearchConfig:
     #: improved mode, "calls" budget only: refinement asks a child's questions in small steps, likeliest-correct
     #: first, and stops as soon as the child can no longer beat the `keep`-th hardest goal (`Evaluator.evaluate_pruned`)
     prune: bool = True
+    #: improved mode only: the cap on shape similarity between two kept stories (`diversity.select_distinct`);
+    #: refinement aims at the set the runner will keep, so it ranks goals under the same cap. 1.0 disables it
+    max_similarity: float = DEFAULT_MAX_SIMILARITY
+    #: improved mode only: refinement draws this many children per child it asks and asks the likeliest to beat
+    #: the kept stories (`_p_harder`); 1 asks every draw (no screening)
+    screen: int = REFINE_SCREEN
 
     def __post_init__(self) -> None:
         if self.k < 1:
@@ -149,8 +163,12 @@ class SearchConfig:
             raise ValueError(f"lookahead must be >= 1, got {self.lookahead}")
         if self.keep < 1:
             raise ValueError(f"keep must be >= 1, got {self.keep}")
+        if self.screen < 1:
+            raise ValueError(f"screen must be >= 1, got {self.screen}")
         if not 0.0 <= self.refine <= 1.0:
             raise ValueError(f"refine must be between 0 and 1, got {self.refine}")
+        if not 0.0 <= self.max_similarity <= 1.0:
+            raise ValueError(f"max_similarity must be between 0 and 1, got {self.max_similarity}")
         for name, value, allowed in (
             ("g", self.g, ("acc", "acc-int", "acc2", "acc2-int")),
             ("weights", self.weights, ("weight-goal4", "weight-goal5", "random")),
@@ -278,6 +296,7 @@ class Evaluator:
         self.desired: dict[int, Story] = {}
         self.spent = 0
         self.model_calls = 0
+        self._plans: dict[str, list[Question]] = {}
 
     @property
     def used(self) -> int:
@@ -309,40 +328,44 @@ class Evaluator:
 
     def plan(self, story: Story) -> tuple[list[Question], bool]:
         """The questions g needs and whether evaluating spends a unit (False only for the sentinel)."""
-        qs = _chosen_questions(story, self.config.g)
-        return qs, bool(qs)
+        text = story.text
+        qs = self._plans.get(text)
+        if qs is None:
+            # a story is planned several times (its cost, its promise, its evaluation): compute its questions once
+            if len(self._plans) > 20000:
+                self._plans.clear()
+            qs = self._plans[text] = _chosen_questions(story, self.config.g)
+        return list(qs), bool(qs)
 
     async def evaluate_many(self, stories: Sequence[Story], rng: random.Random) -> list[NodeEval]:
-        """Evaluate uncached stories: lookaheads in order (they draw from `rng`), then all model calls at once."""
-        pending: list[tuple[Story, list[Question], float, float]] = []
-        for s in stories:
-            qs, _ = self.plan(s)
-            h, avglen = self.lookahead(s, rng)
-            pending.append((s, qs, h, avglen))
-        return list(await asyncio.gather(*(self._score(s, qs, h, a) for s, qs, h, a in pending)))
+        """Evaluate uncached stories: lookaheads in order (they draw from `rng`), each story's questions sent as soon
+        as its lookahead is done, so the next lookahead's CPU overlaps the model's latency (`_pipelined`)."""
+        return await _pipelined([(s, self.plan(s)[0], None) for s in stories], self, rng)
 
-    async def evaluate_pruned(self, stories: Sequence[Story], rng: random.Random, threshold: float | None
-                              ) -> list[NodeEval]:
-        """Like `evaluate_many`, but stop asking a story's questions once its g is sure to be >= `threshold`.
+    async def evaluate_pruned(self, stories: Sequence[Story], rng: random.Random,
+                              threshold: float | None | Sequence[float | None]) -> list[NodeEval]:
+        """Like `evaluate_many`, but stop asking a story's questions once its g is sure to be >= its threshold.
 
-        Why: refinement keeps only stories harder than the `keep`-th hardest goal so far, and most children are not;
+        Why: refinement keeps only stories harder than the kept story they would replace, and most children are not;
         a child of n questions is out as soon as ceil(threshold x n) answers are right, whatever the rest. Each step
         asks just enough questions to reach that count if all were right (so a hopeless child costs the fewest
         calls, in few round trips), likeliest-right first by this target's record on the trace so far
         (`_right_rates`). A pruned node records the questions asked, g = right answers / n (a lower bound) and
-        `pruned`; it spends its unit but is never a goal. `threshold` None asks everything, as `evaluate_many`.
-        The threshold is fixed for the batch and the order depends only on the trace before it, so the calls made
-        depend on the responses, never on the order they arrive in.
+        `pruned`; it spends its unit but is never a goal. `threshold`: one for the batch or one per story; None
+        asks everything, as `evaluate_many`. Thresholds are fixed for the batch and the order depends only on the
+        trace before it, so the calls made depend on the responses, never on the order they arrive in.
         """
+        limits = list(threshold) if isinstance(threshold, Sequence) else [threshold] * len(stories)
+        if len(limits) != len(stories):
+            raise ValueError(f"{len(limits)} thresholds for {len(stories)} stories")
         rates = _right_rates(self.trace)
-        pending: list[tuple[Story, list[Question], float, float]] = []
-        for s in stories:
+        pending: list[tuple[Story, list[Question], float | None]] = []
+        for s, limit in zip(stories, limits, strict=True):
             qs, _ = self.plan(s)
-            h, avglen = self.lookahead(s, rng)
-            if threshold is not None:
-                qs = sorted(qs, key=lambda q: -rates.get(_qkey(q), 0.5))  # stable: ties keep the question order
-            pending.append((s, qs, h, avglen))
-        return list(await asyncio.gather(*(self._score(s, qs, h, a, threshold) for s, qs, h, a in pending)))
+            if limit is not None:
+                qs = sorted(qs, key=lambda q: -rates.get(_qkey(q, s), 0.5))  # stable: ties keep the question order
+            pending.append((s, qs, limit))
+        return await _pipelined(pending, self, rng)
 
     async def _score(self, story: Story, qs: list[Question], h: float, avglen: float,
                      threshold: float | None = None) -> NodeEval:
@@ -388,33 +411,120 @@ class Evaluator:
         responses = await self.answer(prompts)
         if len(responses) != len(prompts):
             raise ValueError(f"answerer returned {len(responses)} responses for {len(prompts)} prompts")
-        ctx = story.context
         records = []
         for q, r in zip(qs, responses, strict=True):
-            cands = ctx.rooms if q.answer_type == AnswerType.ROOM else ctx.containers
+            cands = _candidates(story, q)
             v = check_answer(r, q.answer, q.answer_type, cands, self.config.check, question=q.text, story=story.text)
-            records.append({**_qdict(q), "response": r, "correct": v.correct})
+            records.append({**_qdict(q), "mention": _mention(story.text, q.answer, cands), "response": r,
+                            "correct": v.correct})
         return records
 
 
-def _qkey(q: Question | dict[str, Any]) -> tuple[str, bool, bool]:
-    """What predicts a target's answer being right, for ordering questions: the kind and the two flags."""
+async def _pipelined(pending: Sequence[tuple[Story, list[Question], float | None]], ev: Evaluator,
+                     rng: random.Random) -> list[NodeEval]:
+    """Score (story, questions, threshold) in order: each lookahead (CPU, drawing from `rng` in order), then its
+    story's questions go out at once (`Evaluator._score` registers the node before its first await, so the trace
+    order is the input order whatever order the answers come back in)."""
+    tasks = []
+    for s, qs, limit in pending:
+        h, avglen = ev.lookahead(s, rng)
+        tasks.append(asyncio.ensure_future(ev._score(s, qs, h, avglen, limit)))
+        await asyncio.sleep(0)  # let it register and send its questions while the next lookahead runs
+    return list(await asyncio.gather(*tasks))
+
+
+def _candidates(story: Story, q: Question) -> tuple[str, ...]:
+    ctx = story.context
+    return ctx.rooms if q.answer_type == AnswerType.ROOM else ctx.containers
+
+
+def _mention(text: str, answer: str, candidates: Sequence[str]) -> str | None:
+    """Where the expected answer stands among the candidates the story names: "first" named, "last" named (by
+    last mention), "both", "middle", None for fewer than two named candidates; a yes/no or knowledge answer is
+    itself ("yes", "does not know about it"): models lean to one side of those."""
+    if answer not in candidates:
+        return answer
+    spans = {}
+    for c in candidates:
+        hits = [m.start() for m in re.finditer(r"\b" + re.escape(c) + r"\b", text)]
+        if hits:
+            spans[c] = (hits[0], hits[-1])
+    if answer not in spans or len(spans) < 2:
+        return None
+    first = min(spans, key=lambda c: spans[c][0]) == answer
+    last = max(spans, key=lambda c: spans[c][1]) == answer
+    return "both" if first and last else "first" if first else "last" if last else "middle"
+
+
+QKey = tuple[str, bool, bool, str | None]
+
+
+def _qkey(q: Question | dict[str, Any], story: Story | None = None) -> QKey:
+    """What predicts a target's answer being right: the question kind, the two flags, and where the expected answer
+    stands among the candidates the story names (`_mention`; a recorded answer carries it)."""
     if isinstance(q, dict):
-        return q["kind"], q["interesting"], q["false_belief"]
-    return q.kind, q.interesting, q.false_belief
+        return q["kind"], q["interesting"], q["false_belief"], q.get("mention")
+    mention = None if story is None else _mention(story.text, q.answer, _candidates(story, q))
+    return q.kind, bool(q.interesting), bool(q.false_belief), mention
 
 
-def _right_rates(trace: list[NodeEval]) -> dict[tuple[str, bool, bool], float]:
-    """Per question key, the share of right answers so far (Laplace-smoothed: (right + 1) / (asked + 2))."""
-    counts: dict[tuple[str, bool, bool], list[int]] = {}
-    for node in trace:
-        if node.shortcut:
-            continue
-        for x in node.questions:
-            c = counts.setdefault(_qkey(x), [0, 0])
-            c[0] += x["correct"]
-            c[1] += 1
-    return {k: (r + 1) / (t + 2) for k, (r, t) in counts.items()}
+class Rates:
+    """This target's right-answer rate per question key, from every question asked so far (Laplace-smoothed:
+    (right + 1) / (asked + 2)). An unseen key backs off to its kind and answer position (a question the flags
+    put in a new group is still, say, a "yes" question), then to 0.5."""
+
+    def __init__(self, trace: Sequence[NodeEval]) -> None:
+        self.fine: dict[QKey, list[int]] = {}
+        self.coarse: dict[tuple[str, str | None], list[int]] = {}
+        for node in trace:
+            if node.shortcut:
+                continue
+            for x in node.questions:
+                k = _qkey(x)
+                for table, key in ((self.fine, k), (self.coarse, (k[0], k[3]))):
+                    c = table.setdefault(key, [0, 0])  # type: ignore[attr-defined]
+                    c[0] += x["correct"]
+                    c[1] += 1
+
+    def get(self, key: QKey, default: float = 0.5) -> float:
+        c = self.fine.get(key) or self.coarse.get((key[0], key[3]))
+        return default if c is None else (c[0] + 1) / (c[1] + 2)
+
+
+def _right_rates(trace: Sequence[NodeEval]) -> Rates:
+    return Rates(trace)
+
+
+def _p_harder(story: Story, qs: Sequence[Question], rates: Rates, bar: float | None) -> float:
+    """The chance that this target's accuracy on `qs` is below `bar` (None: below 1, i.e. adversarial at all).
+
+    Each question is right with its key's rate (`Rates`), independently: the count of right answers is
+    Poisson-binomial, and the story beats the bar when fewer than ceil(bar x n) are right (the pruning count).
+    Why a chance and not the expected accuracy: against a target that answers at random, a story of 2 container
+    questions is as hard *on average* as one of 10, but far likelier to be missed entirely.
+    """
+    n = len(qs)
+    if not n:
+        return 0.0
+    need = n if bar is None else math.ceil(bar * n - 1e-9)  # fewer right answers than this beat the bar
+    dist = [1.0] + [0.0] * n  # dist[k]: chance of k right answers so far
+    for i, q in enumerate(qs):
+        p = rates.get(_qkey(q, story))
+        for k in range(i + 1, 0, -1):
+            dist[k] = dist[k] * (1 - p) + dist[k - 1] * p
+        dist[0] *= 1 - p
+    return sum(dist[:need])
+
+
+def _expected_calls(story: Story, qs: Sequence[Question], rates: Rates, bar: float | None) -> float:
+    """About how many of `qs` pruning will ask: until ceil(bar x n) right answers (at this target's mean rate), at
+    most all of them."""
+    n = len(qs)
+    if not n or bar is None:
+        return float(n)
+    need = math.ceil(bar * n - 1e-9)
+    p = sum(rates.get(_qkey(q, story)) for q in qs) / n
+    return float(min(n, max(need, 1) / max(p, 1e-3)))
 
 
 def _qdict(q: Question) -> dict[str, Any]:
@@ -514,34 +624,125 @@ def _drop_one(parent: Story, cond: Conditions, rng: random.Random) -> Story:
     return s
 
 
-async def _refine(root: Story, cond: Conditions, ev: Evaluator, config: SearchConfig, rng: random.Random,
-                  width: int) -> None:
-    """Spend the rest of the budget resampling suffixes of the hardest goals found (improved mode).
+#: added to a pruning threshold to keep a child that *ties* the kept story it would replace (g = bar exactly):
+#: worth asking when it is less alike the other kept stories (the selection takes the most different of equals)
+_TIE = 1e-6
+
+#: refinement: weight of a child's similarity to the other kept stories in its promise (`_refine`): between two
+#: children predicted equally hard, ask the more different one first
+REFINE_DIVERSITY = 0.25
+
+
+class _Kept:
+    """The goals the caller will keep so far (`select_distinct` over the ranked goals), and what follows from them.
+
+    Refinement aims at the kept set, not at the hardest goals: with distinct contexts and a similarity cap, the
+    hardest goals are often variants of one story of which only one can be kept.
+    """
+
+    def __init__(self, ev: Evaluator, config: SearchConfig, contexts: Sequence[str],
+                 shapes: dict[int, frozenset[str]]) -> None:
+        def shape_of(x: NodeEval) -> frozenset[str]:
+            if x.index not in shapes:
+                shapes[x.index] = story_shape(ev.desired[x.index])
+            return shapes[x.index]
+
+        self.ranked = _ranked_goals(ev.trace)
+        self.ctx_of = {x.index: ev.desired[x.index].context.id for x in self.ranked}
+        self.goals = select_distinct(self.ranked, config.keep, context_of=lambda x: self.ctx_of[x.index],
+                                     shape_of=shape_of, max_similarity=config.max_similarity, g_of=lambda x: x.g)
+        self.full = len(self.goals) >= config.keep
+        kept_ctx = [self.ctx_of[x.index] for x in self.goals]
+        #: each kept story has a context of its own (so a child can only replace the one of its own context)
+        self.distinct = len(set(kept_ctx)) == len(kept_ctx)
+        self.by_ctx = dict(zip(kept_ctx, self.goals, strict=True)) if self.distinct else {}
+        self.worst = max((x.g for x in self.goals), default=None)
+        # contexts whose slot can still get harder: no kept story yet, or one the target did not get all wrong
+        self.open = [c for c in contexts if not self.distinct or c not in self.by_ctx or self.by_ctx[c].g > 0]
+        self.cap = config.max_similarity
+        self._shapes = [(self.ctx_of[x.index], shape_of(x)) for x in self.goals]
+        # how alike each kept story is to the others: a tie that is less alike may replace it
+        self._close = [self._closeness(c, sh, skip=i) for i, (c, sh) in enumerate(self._shapes)]
+
+    def _closeness(self, ctx: str, sh: frozenset[str], skip: int = -1) -> float:
+        return max((len(sh & k) / len(sh | k) for i, (other, k) in enumerate(self._shapes)
+                    if i != skip and (other != ctx or not self.distinct)), default=0.0)
+
+    def closeness(self, story: Story) -> float:
+        """The largest shape similarity of `story` to a kept story it would not replace (another context's, or any
+        when contexts repeat). Above the cap, it could only be kept by pushing that one out."""
+        return self._closeness(story.context.id, story_shape(story))
+
+    def done(self) -> bool:
+        """Every kept story is at accuracy 0: no child can make the kept set harder."""
+        return self.full and self.worst is not None and self.worst <= 0.0
+
+    def threshold(self, ctx: str, close: float = 1.0) -> float | None:
+        """A child of context `ctx` (`close`: its `closeness`) is only worth its calls below this g (None: any goal
+        is kept): below the g of the kept story it would replace, or equal to it when the child is less alike the
+        other kept stories than that one (a tie that makes the set more diverse), and at 0 whenever that kept story
+        is at 0 (the selection then picks the most different stories at 0 jointly).
+        """
+        if not self.full:
+            return None
+        if self.distinct and ctx in self.by_ctx:
+            slot = next(i for i, (c, _) in enumerate(self._shapes) if c == ctx)
+        else:  # the child can only push out the easiest kept story
+            slot = max(range(len(self.goals)), key=lambda i: (self.goals[i].g, i))
+        bar = self.goals[slot].g
+        if bar <= 0.0:
+            # the kept set cannot get harder here; another story at 0 may still make it more diverse (the
+            # selection takes the most different of equally hard stories)
+            return _TIE
+        return bar + _TIE if close < self._close[slot] - 1e-9 else bar
+
+    def parents(self, ev: Evaluator, rng: random.Random) -> list[Story]:
+        """The parents for one edit: the hardest goals of the context of a kept story that can still improve."""
+        if not self.goals:
+            return []
+        improvable = [x for x in self.goals if x.g > 0] or self.goals
+        ctx = self.ctx_of[rng.choice(improvable).index]
+        same = [x for x in self.ranked if self.ctx_of[x.index] == ctx] if self.distinct else self.ranked
+        return [ev.desired[x.index] for x in same[:REFINE_PARENTS]]
+
+
+async def _refine(roots: Sequence[Story], cond: Conditions, ev: Evaluator, config: SearchConfig,
+                  rng: random.Random, width: int) -> None:
+    """Spend the rest of the budget on fresh stories and edits of the kept ones (improved mode).
 
     Why: only desired stories can be returned, yet A* pays for the questions of every partial story on the way, and
     a prefix's accuracy predicts its completions' only loosely. Here every call goes to a complete desired story, and
     what made a goal hard (who missed which move, which container was mentioned first or last) lives in its actions.
-    A child of one of the REFINE_PARENTS hardest goals either keeps a random-length prefix and redraws the rest, or
-    drops one action and keeps the rest (`_drop_one`); a random rollout completes it to a desired story. A share
-    REFINE_FRESH of the children are fresh random stories instead (edits alone get stuck around the first goals),
-    and with no goal yet every child is one: the phase *is* over-generation then. Rounds of `4 * width` children
-    are drawn before any is asked (deterministic for a seed whatever the order of responses) and asked together;
-    with `prune` (calls budget), a child's questions stop once it cannot beat the `keep`-th hardest goal.
+    An edit takes one of the REFINE_PARENTS hardest goals in the context of a kept story that can still get harder
+    (`_Kept.parents`) and either keeps a random-length prefix and redraws the rest, or drops one action and keeps the
+    rest (`_drop_one`); a random rollout completes it to a desired story. A share REFINE_FRESH of the children are
+    fresh random stories instead (edits alone get stuck around the first goals), drawn in turn from the contexts
+    (`roots`) whose slot can still improve; with no goal yet every child is one: the phase *is* over-generation
+    then. Rounds of `4 * width` children are drawn before any is asked (deterministic for a seed whatever the order
+    of responses) and asked together; with `prune` (calls budget), a child's questions stop once it cannot beat the
+    kept story it would replace (`_Kept.threshold`). It stops once every kept story is at accuracy 0.
     """
     misses = 0
+    fresh_drawn = 0
     prune = config.prune and config.budget_unit == "calls"
+    root_of = {r.context.id: r for r in roots}
+    shapes: dict[int, frozenset[str]] = {}
     while ev.used < config.budget and misses < REFINE_PATIENCE:
-        ranked = _ranked_goals(ev.trace)
-        parents = [ev.desired[x.index] for x in ranked[:REFINE_PARENTS]]
-        threshold = ranked[config.keep - 1].g if prune and len(ranked) >= config.keep else None
-        if threshold is not None and threshold <= 0.0:
-            break  # the kept stories are all at accuracy 0: no child can make them harder
-        batch: list[Story] = []
+        kept = _Kept(ev, config, list(root_of), shapes)
+        # once the kept stories are all at accuracy 0 no child makes them harder; the rest of the budget looks for
+        # other stories at 0 that are less alike (the selection takes the most different of equally hard ones)
+        done = kept.done()
+        open_roots = [root_of[c] for c in kept.open] or list(roots)
+        want = 4 * width
+        pool: list[tuple[Story, int, float, float | None]] = []  # (child, cost, -promise, its pruning bar)
         texts: set[str] = set()
-        planned = ev.used
-        while len(batch) < 4 * width and planned < config.budget and misses < REFINE_PATIENCE:
+        rates = _right_rates(ev.trace)
+        while len(pool) < config.screen * want and misses < REFINE_PATIENCE:
+            # once every kept story is at 0 only diversity can improve, and edits are near copies: fresh stories only
+            parents = [] if done else kept.parents(ev, rng)
             if not parents or (REFINE_FRESH and rng.random() < REFINE_FRESH):
-                child = Story(root.context)
+                child = Story(open_roots[fresh_drawn % len(open_roots)].context)
+                fresh_drawn += 1
             elif rng.random() < 0.5:
                 child = _drop_one(rng.choice(parents), cond, rng)
             else:
@@ -552,22 +753,47 @@ async def _refine(root: Story, cond: Conditions, ev: Evaluator, config: SearchCo
             if not cond.is_desired(child) or text in ev.cache or text in texts:
                 misses += 1
                 continue
+            close = kept.closeness(child)
+            qs, bar = ev.plan(child)[0], kept.threshold(child.context.id, close)
+            if bar is not None and bar <= 0.0:
+                misses += 1  # it would replace a story at accuracy 0 without being more different: useless
+                continue
             cost = ev.cost(child)
             misses = misses + 1 if cost == 0 else 0  # free stories (no questions, shortcut) cannot end the phase
-            batch.append(child)
+            per_call = _p_harder(child, qs, rates, bar) / max(_expected_calls(child, qs, rates, bar), 1.0)
+            promise = (-per_call + REFINE_DIVERSITY * close + (2.0 if close > config.max_similarity else 0.0))
+            pool.append((child, cost, promise, bar))
             texts.add(text)
+        # ask the most promising draws first (predicted from this target's answers so far; draw order on ties)
+        batch: list[Story] = []
+        limits: list[float | None] = []
+        planned = ev.used
+        for i in sorted(range(len(pool)), key=lambda i: (pool[i][2], i)):
+            if len(batch) >= want or planned >= config.budget:
+                break
+            child, cost, _, bar = pool[i]
+            batch.append(child)
+            limits.append(bar if prune else None)
             planned += cost
         if not batch:
             break
         before = ev.used
-        await ev.evaluate_pruned(batch, rng, threshold)
+        await ev.evaluate_pruned(batch, rng, limits)
         if ev.used == before:
             misses += len(batch)  # every child pruned before its first question: count them as fruitless draws
 
 
+def setting_contexts(context: Context | Sequence[Context], setting: Setting, rng: random.Random) -> list[Context]:
+    """One context or several, each restricted to the setting's names (`setting_context`), in order."""
+    many = [context] if isinstance(context, Context) else list(context)
+    if not many:
+        raise ValueError("no context to build stories from")
+    return [setting_context(c, setting, rng) for c in many]
+
+
 async def astar_search(
     setting: Setting,
-    context: Context,
+    context: Context | Sequence[Context],
     answer: Answerer,
     config: SearchConfig | None = None,
     rng: random.Random | None = None,
@@ -576,11 +802,14 @@ async def astar_search(
 
     Every random draw comes from `rng` (the setting's names too, when `context` is the built-in default), so the
     same seed and the same answers give the same result. `context` is restricted to the setting's names first.
+    Several contexts: the A* frontier grows in the first; improved mode's refinement draws its fresh stories from
+    all of them in turn (so the kept stories can each have a context of their own).
     """
     config = config or SearchConfig()
     rng = rng if rng is not None else random.Random(0)
     cond = Conditions.of(setting)
-    ctx = setting_context(context, setting, rng)
+    ctxs = setting_contexts(context, setting, rng)
+    ctx = ctxs[0]
     ev = Evaluator(cond, answer, config)
     stories: dict[int, Story] = {}
 
@@ -661,7 +890,7 @@ async def astar_search(
                 counter += 1
     goals = [found] if found is not None else []
     if config.mode == "improved":
-        await _refine(root, cond, ev, config, rng, width)
+        await _refine([root] + [Story(c) for c in ctxs[1:]], cond, ev, config, rng, width)
         goals = _ranked_goals(ev.trace)
         found = goals[0] if goals else None
     return SearchResult(

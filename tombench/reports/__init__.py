@@ -4,6 +4,7 @@ from tombench.reports._load import SampleRecord, load_records, log_paths
 from tombench.reports._tables import (
     ReportTable,
     by_people_and_moves,
+    exploretom_records,
     interesting_table,
     per_action_set_table,
     transfer_matrix,
@@ -13,6 +14,7 @@ __all__ = [
     "ReportTable",
     "SampleRecord",
     "by_people_and_moves",
+    "exploretom_records",
     "interesting_table",
     "load_records",
     "log_paths",

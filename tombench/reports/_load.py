@@ -1,4 +1,8 @@
-"""Inspect logs -> one flat record per scored ExploreToM question (the only I/O of the reports)."""
+"""Inspect logs -> one flat record per scored question with a ToM order (the only I/O of the reports).
+
+ToMi and other suites' questions load too (they have an order but no action set); the ExploreToM tables filter on
+the action set (`_tables.exploretom_records`).
+"""
 
 from __future__ import annotations
 
@@ -25,6 +29,8 @@ class SampleRecord:
     moves: int | None = None
     #: the model the story was found against (transfer and adversarial tasks)
     generator_model: str | None = None
+    #: how that story was found ("astar-paper", "astar-improved", "over-generate", ...), when the log says
+    search_method: str | None = None
 
 
 def log_paths(paths: Iterable[str | Path]) -> list[Path]:
@@ -83,6 +89,7 @@ def load_records(paths: Iterable[str | Path]) -> list[SampleRecord]:
                     people=md.get("people"),
                     moves=md.get("moves"),
                     generator_model=md.get("generator_model"),
+                    search_method=md.get("search_method"),
                 )
             )
     return records

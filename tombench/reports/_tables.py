@@ -1,4 +1,20 @@
-"""Pure computations of the paper's tables from sample records; rendering lives in the command."""
+"""Pure computations of the paper's tables from sample records; rendering lives in the command.
+
+What each table counts (ExploreToM, Sclar et al. 2024; issue #20 point 6):
+
+* Table 1: accuracy on *first-order* questions per action set, plain and +asymmetric ("results shown include all
+  first-order questions"), with an overall row of the same questions.
+* Table 6: the same first-order questions per action set x asymmetry, split into interesting and uninteresting,
+  with the share that is interesting ("accuracy breakdown of the experiment shown in Table 1"), and a total row.
+* Figure 3 (as tables): first-order accuracy by people and moves.
+* Table 2 (transfer): accuracy on *belief* questions (orders 1 and 2: "accuracies shown include all belief
+  questions") of stories found against the row's model with the row's search method, answered by the column.
+
+Only ExploreToM questions (those with an action set) enter these tables: a ToMi item never lands in an ExploreToM
+row. A column is one model *on one task*: logs of different tasks of one model (adversarial, random, static,
+transfer) hold different stories and are never pooled. Every cell shows its 95% Wilson interval and its n, which
+stays honest at 0% and 100%.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +25,22 @@ from typing import Any
 
 from tombench.reports._load import SampleRecord
 
-__all__ = ["Cell", "ReportTable", "per_action_set_table", "interesting_table", "by_people_and_moves",
-           "transfer_matrix"]
+__all__ = ["Cell", "ReportTable", "exploretom_records", "per_action_set_table", "interesting_table",
+           "by_people_and_moves", "transfer_matrix", "wilson_interval"]
+
+Z95 = 1.959963984540054
+
+
+def wilson_interval(k: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """The 95% Wilson score interval of k successes in n trials: inside [0, 1], and not empty at 0% or 100%."""
+    if n <= 0:
+        raise ValueError("a rate needs at least one trial")
+    p = k / n
+    denom = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / denom
+    half = z * math.sqrt(max(p * (1 - p), 0.0) / n + z * z / (4 * n * n)) / denom
+    lo, hi = max(0.0, centre - half), min(1.0, centre + half)
+    return (0.0 if k <= 0 else lo), (1.0 if k >= n else hi)  # exact at the edges, not 0.9999999
 
 
 @dataclass(frozen=True)
@@ -19,13 +49,12 @@ class Cell:
     n: int
 
     @property
-    def stderr(self) -> float:
-        if self.n < 2:
-            return 0.0
-        return math.sqrt(self.mean * (1 - self.mean) / (self.n - 1))
+    def interval(self) -> tuple[float, float]:
+        return wilson_interval(self.mean * self.n, self.n)
 
     def text(self) -> str:
-        return f"{self.mean:.2f} (n={self.n})"
+        lo, hi = self.interval
+        return f"{self.mean:.2f} [{lo:.2f}, {hi:.2f}] n={self.n}"
 
 
 @dataclass(frozen=True)
@@ -69,58 +98,94 @@ def _group(recs: Sequence[SampleRecord], key: Callable[[SampleRecord], Hashable]
     return out
 
 
-def _models(recs: Sequence[SampleRecord]) -> list[str]:
-    return sorted({r.model for r in recs})
+Column = tuple[str, str]  # (model, task)
+
+
+def _columns(recs: Sequence[SampleRecord]) -> list[Column]:
+    """One column per (model, task): different tasks' stories are different data and never pooled."""
+    return sorted({(r.model, r.task) for r in recs})
+
+
+def _label(col: Column) -> str:
+    return f"{col[0]} ({col[1]})"
+
+
+def exploretom_records(recs: Sequence[SampleRecord]) -> list[SampleRecord]:
+    """The records of ExploreToM stories (they carry an action set); ToMi and other suites have none."""
+    return [r for r in recs if r.action_set]
+
+
+def _action_sets(recs: Sequence[SampleRecord]) -> list[str]:
+    from tombench.dsl import ACTION_SETS
+
+    present = {r.action_set for r in recs}
+    return [s for s in ACTION_SETS if s in present] + sorted(s for s in present if s not in ACTION_SETS)
+
+
+def _first_order(recs: Sequence[SampleRecord]) -> list[SampleRecord]:
+    return [r for r in exploretom_records(recs) if r.order == 1]
 
 
 def per_action_set_table(recs: Sequence[SampleRecord]) -> ReportTable:
-    """Paper Table 1: accuracy per action set, plain and +asymmetric, one column pair per model."""
-    from tombench.dsl import ACTION_SETS
-
-    models = _models(recs)
-    g = _group([r for r in recs if r.action_set], lambda r: (r.model, r.action_set, bool(r.asymmetric)))
-    sets = [s for s in ACTION_SETS if any(k[1] == s for k in g)] + sorted(
-        {k[1] for k in g if k[1] not in ACTION_SETS})
-    cols = ["action set"] + [f"{m} {v}" for m in models for v in ("plain", "asymmetric")]
-    rows = [[s] + [_fmt(_cell(g.get((m, s, a), []))) for m in models for a in (False, True)] for s in sets]
-    rows.append(["overall"] + [_fmt(_cell([r for r in recs if r.model == m and bool(r.asymmetric) == a]))
-                           for m in models for a in (False, True)])
-    return ReportTable("Table 1: accuracy per action set", cols, rows)
+    """Paper Table 1: first-order accuracy per action set, plain and +asymmetric, a column pair per model x task."""
+    fo = _first_order(recs)
+    cols = _columns(fo)
+    g = _group(fo, lambda r: (r.model, r.task, r.action_set, bool(r.asymmetric)))
+    header = ["action set"] + [f"{_label(c)} {v}" for c in cols for v in ("plain", "asymmetric")]
+    rows = [[s] + [_fmt(_cell(g.get((*c, s, a), []))) for c in cols for a in (False, True)]
+            for s in _action_sets(fo)]
+    if rows:
+        rows.append(["overall"] + [_fmt(_cell([r for r in fo if (r.model, r.task) == c and bool(r.asymmetric) == a]))
+                                   for c in cols for a in (False, True)])
+    return ReportTable("Table 1: first-order accuracy per action set (95% Wilson interval, n questions)", header, rows)
 
 
 def interesting_table(recs: Sequence[SampleRecord]) -> ReportTable:
-    """Paper Table 6: accuracy on interesting vs uninteresting questions, and the share that is interesting."""
+    """Paper Table 6: per action set x asymmetry, first-order accuracy on interesting and uninteresting questions."""
+    fo = [r for r in _first_order(recs) if r.interesting is not None]
+    cols = _columns(fo)
+    header = ["action set", "asymmetric"] + [f"{_label(c)} {v}" for c in cols
+                                             for v in ("acc. int.", "acc. ¬int.", "% int.")]
+
+    def cells(sel: Sequence[SampleRecord]) -> list[str]:
+        inter = [r for r in sel if r.interesting]
+        share = f"{len(inter) / len(sel):.0%}" if sel else "–"
+        return [_fmt(_cell(inter)), _fmt(_cell([r for r in sel if not r.interesting])), share]
+
+    g = _group(fo, lambda r: (r.model, r.task, r.action_set, bool(r.asymmetric)))
     rows = []
-    for m in _models(recs):
-        mine = [r for r in recs if r.model == m and r.interesting is not None]
-        inter = [r for r in mine if r.interesting]
-        unint = [r for r in mine if not r.interesting]
-        share = f"{len(inter) / len(mine):.0%}" if mine else "–"
-        rows.append([m, _fmt(_cell(inter)), _fmt(_cell(unint)), share])
-    return ReportTable("Table 6: interesting vs uninteresting questions",
-                       ["model", "interesting", "uninteresting", "% interesting"], rows)
+    for s in _action_sets(fo):
+        for a in (False, True):
+            if any(g.get((*c, s, a)) for c in cols):
+                rows.append([s, "✓" if a else "✗"] + [x for c in cols for x in cells(g.get((*c, s, a), []))])
+    if rows:
+        rows.append(["total", "—"] + [x for c in cols for x in cells([r for r in fo if (r.model, r.task) == c])])
+    return ReportTable("Table 6: first-order accuracy on interesting vs uninteresting questions", header, rows)
 
 
 def by_people_and_moves(recs: Sequence[SampleRecord]) -> list[ReportTable]:
-    """Figure 3 as tables: accuracy by number of people (rows) and moves (columns), one table per model."""
+    """Figure 3 as tables: first-order accuracy by people (rows) and moves (columns), one table per model x task."""
+    fo = [r for r in _first_order(recs) if r.people is not None and r.moves is not None]
     out = []
-    for m in _models(recs):
-        mine = [r for r in recs if r.model == m and r.people is not None and r.moves is not None]
-        people = sorted({r.people for r in mine})
-        moves = sorted({r.moves for r in mine})
+    for c in _columns(fo):
+        mine = [r for r in fo if (r.model, r.task) == c]
+        people = sorted({r.people for r in mine})  # type: ignore[type-var]
+        moves = sorted({r.moves for r in mine})  # type: ignore[type-var]
         g = _group(mine, lambda r: (r.people, r.moves))
         rows = [[str(p)] + [_fmt(_cell(g.get((p, mv), []))) for mv in moves] for p in people]
-        out.append(ReportTable(f"Accuracy by people and moves: {m}", ["people \\ moves"] + [str(x) for x in moves],
-                               rows))
+        out.append(ReportTable(f"First-order accuracy by people and moves: {_label(c)}",
+                               ["people \\ moves"] + [str(x) for x in moves], rows))
     return out
 
 
 def transfer_matrix(recs: Sequence[SampleRecord]) -> ReportTable:
-    """Paper Table 2: rows = the model stories were found against, columns = the model answering them."""
-    with_gen = [r for r in recs if r.generator_model]
-    gens = sorted({r.generator_model for r in with_gen})  # type: ignore[type-var]
-    evals = _models(with_gen)
-    g = _group(with_gen, lambda r: (r.generator_model, r.model))
-    rows = [[gen] + [_fmt(_cell(g.get((gen, ev), []))) for ev in evals] for gen in gens]
-    return ReportTable("Transfer: stories found against (rows) answered by (columns)", ["generator \\ evaluator"] + evals,
-                       rows)
+    """Paper Table 2: rows = the model stories were found against and the search method, columns = who answers."""
+    with_gen = [r for r in exploretom_records(recs) if r.generator_model and r.order in (1, 2)]
+    rows_k = sorted({(r.generator_model or "", r.search_method or "?") for r in with_gen})
+    cols = _columns(with_gen)
+    g = _group(with_gen, lambda r: (r.generator_model, r.search_method or "?", r.model, r.task))
+    rows = [[f"{gen} / {method}"] + [_fmt(_cell(g.get((gen, method, *c), []))) for c in cols]
+            for gen, method in rows_k]
+    return ReportTable("Transfer: belief-question (orders 1-2) accuracy on stories found against (rows: model / "
+                       "search method), answered by (columns)", ["generator / method \\ evaluator"]
+                       + [_label(c) for c in cols], rows)

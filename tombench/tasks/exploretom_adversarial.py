@@ -15,6 +15,11 @@ question of that story becomes a scored sample of this task (`enqueue_sample`), 
 and scored by `tom_answer`, with the action set, asymmetry, people, moves, order and interesting flags as metadata.
 The search trace is kept in the search sample's metadata. A search that finds nothing within its budget is not
 dropped: the `settings_filled` metric reports the share of settings where at least one story was found.
+
+`mode=improved` is the mode `tombench search` and `benchmarks/bench_search.py` measure: one search sample per
+*setting* runs the runner's per-setting loop (`search_runner.search_setting`: the setting budget stories x budget,
+expand width 4, the setting's distinct slot contexts, its N hardest distinct stories kept), and every question of
+each kept story becomes a scored sample. `mode=paper` keeps the paper's one search per story slot.
 """
 
 from __future__ import annotations
@@ -67,11 +72,12 @@ def adversarial_settings(
     return [Setting.make(t, p, m, rooms) for t in types for p in ps for m in ms]
 
 
-def search_samples(settings: Sequence[Setting], stories_per_setting: int, seed: int) -> list[Sample]:
-    """One seed sample per (setting, story): the search to run."""
+def search_samples(settings: Sequence[Setting], stories_per_setting: int, seed: int,
+                   per_setting: bool = False) -> list[Sample]:
+    """One seed sample per (setting, story): the search to run; `per_setting`: one per setting (improved mode)."""
     out = []
-    for s in settings:
-        for i in range(stories_per_setting):
+    for j, s in enumerate(settings):
+        for i in range(1 if per_setting else stories_per_setting):
             out.append(Sample(
                 id=f"search|{s.id}|{i}",
                 input=f"Search an adversarial story for {s.id} (story {i + 1} of {stories_per_setting}).",
@@ -81,9 +87,36 @@ def search_samples(settings: Sequence[Setting], stories_per_setting: int, seed: 
                     "action_set": s.story_type.removesuffix("+asymmetric"), "asymmetric": s.asymmetric,
                     "people": s.people, "moves": s.moves, "rooms": s.rooms, "attempt": i,
                     "seed": derive_seed(seed, s.story_type, s.people, s.moves, i),
+                    "setting_index": j, "stories": stories_per_setting if per_setting else 1,
                 },
             ))
     return out
+
+
+async def _search_setting(md: dict[str, Any], setting: Setting, ctxs: Sequence[Any], answer: Any, config: Any,
+                          run_seed: int, model: str) -> tuple[dict[str, Any], list[tuple[str, Any, dict]]]:
+    """Improved mode: the runner's per-setting loop; the search summary and the kept (id, story, record)."""
+    from tombench.dsl import Story
+    from tombench.generators.search_runner import RunConfig, SettingProgress, search_setting, slot_contexts
+
+    n = md["stories"]
+    run = RunConfig(stories_per_setting=n, budget_per_story=config.budget, seed=run_seed, method="astar",
+                    search=config, model=model)
+    prog = SettingProgress(setting, n)
+    kept = await search_setting(setting, slot_contexts(ctxs, run_seed, md["setting_index"], n), answer, run,
+                                progress=prog)
+    first = kept[0] if kept else None
+    summary: dict[str, Any] = {
+        "found": bool(kept), "g": first["g"] if first else None, "h": first["h"] if first else None,
+        "f": first["f"] if first else None, "nodes_evaluated": prog.spent, "model_calls": prog.model_calls,
+        "searches": prog.searches, "candidates": prog.candidates, "method": "astar-improved",
+        "trace": [x for r in kept for x in r["search"]["trace"]],
+        "stories": [{"id": r["id"], "g": r["g"], "text": r["text"], "story": r["story"], "context_id": r["context_id"],
+                     "searched_answers": r["answers"]} for r in kept],
+    }
+    if first:
+        summary.update(story=first["story"], text=first["text"], searched_answers=first["answers"])
+    return summary, [(r["id"], Story.from_dict(r["story"]), r) for r in kept]
 
 
 @solver
@@ -91,6 +124,7 @@ def adversarial_solver(
     search_config: dict[str, Any],
     contexts: str = "bank",
     question_orders: Sequence[int] = (0, 1, 2),
+    seed: int = 0,
 ) -> Solver:
     """Search samples run the A* search against the model under test; question samples are answered normally."""
     from tombench.generators.contexts import resolve_contexts
@@ -113,6 +147,20 @@ def adversarial_solver(
 
         model = get_model()
         setting = Setting(md["story_type"], md["people"], md["moves"], md["rooms"])
+        if config.mode == "improved":
+            summary, kept = await _search_setting(md, setting, ctxs, inspect_answerer(model, cache=True), config,
+                                                  seed, str(model))
+            for story_id, story, rec in kept:
+                enqueue_sample(story_samples(story, story_id=story_id, setting=setting, orders=question_orders,
+                                             extra={"generator_model": str(model), "tombench_kind": "question",
+                                                    "search_g": rec["g"], "search_method": "astar-improved"}))
+            state.metadata["search"] = summary
+            text = (f"kept {len(kept)} of {md['stories']} stories; first-order accuracy "
+                    + ", ".join(f"{r['g']:.2f}" for _, _, r in kept)
+                    if kept else "no adversarial story found within the budget")
+            state.output = ModelOutput.from_content(str(model), text)
+            state.completed = True
+            return state
         i = md["attempt"]
         result = await astar_search(setting, ctxs[i % len(ctxs)], inspect_answerer(model, cache=True), config,
                                     random.Random(md["seed"]))
@@ -129,7 +177,7 @@ def adversarial_solver(
             summary["searched_answers"] = result.questions
             enqueue_sample(story_samples(result.story, story_id=story_id, setting=setting, orders=question_orders,
                                          extra={"generator_model": str(model), "tombench_kind": "question",
-                                                "search_g": result.g}))
+                                                "search_g": result.g, "search_method": result.method}))
         state.metadata["search"] = summary
         text = (f"found a story with first-order accuracy {result.g:.2f}: {result.story.text}"
                 if result.story is not None else "no adversarial story found within the budget")
@@ -222,8 +270,9 @@ def exploretom_adversarial(
         asymmetric: plain stories, +asymmetric (a secret witness or a distracted person), or both.
         people, moves: numbers of people and important actions (a grid; comma-separated or lists).
         rooms: override the action set's number of rooms.
-        stories_per_setting: searches per setting (each finds at most one story).
-        budget: budget per search, in `budget_unit` ("nodes": node evaluations, the paper's unit; "calls": prompts).
+        stories_per_setting: stories per setting (paper mode: one search per story, each finds at most one;
+            improved mode: one search spending stories x budget keeps this many distinct stories).
+        budget: budget per story, in `budget_unit` ("nodes": node evaluations, the paper's unit; "calls": prompts).
         k, alpha, lookahead, g, mode, refine, prune, short_story_shortcut: search options (see docs/search.md;
             refine matters in improved mode only, prune in improved mode with budget_unit="calls").
         seed: reproducibility seed (per-search seeds derive from it).
@@ -260,8 +309,9 @@ def exploretom_adversarial(
     except ValueError as e:
         raise OptionError(str(e)) from None
     return Task(
-        dataset=SampleSource.from_samples(search_samples(settings, stories_per_setting, seed)),
-        solver=adversarial_solver(search_config, contexts, tuple(orders)),
+        dataset=SampleSource.from_samples(search_samples(settings, stories_per_setting, seed,
+                                                         per_setting=mode == "improved")),
+        solver=adversarial_solver(search_config, contexts, tuple(orders), seed),
         scorer=[adversarial_answer(check=check_mode), search_outcome()],
         config=TOM_CONFIG,
         metadata={"benchmark": "exploretom", "live_adversarial": True, "settings": len(settings)},

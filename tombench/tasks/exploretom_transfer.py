@@ -30,7 +30,7 @@ __all__ = ["exploretom_transfer", "load_found_stories", "FoundStory"]
 
 
 class FoundStory(dict):
-    """{"id", "story": Story, "setting": Setting, "generator_model"}: one adversarially found story."""
+    """{"id", "story": Story, "setting": Setting, "generator_model", "search_method"}: one adversarially found story."""
 
 
 def _setting(rec: dict[str, Any]) -> Setting:
@@ -46,7 +46,8 @@ def _from_records(records: Iterator[dict[str, Any]], source: str) -> list[FoundS
         if story is None:
             continue
         out.append(FoundStory(id=rec["id"], story=Story.from_dict(story), setting=_setting(rec),
-                              generator_model=rec.get("model") or rec.get("generator_model") or source))
+                              generator_model=rec.get("model") or rec.get("generator_model") or source,
+                              search_method=rec.get("method") or rec.get("search_method")))
     return out
 
 
@@ -57,10 +58,15 @@ def _from_log(path: Path) -> list[FoundStory]:
     out = []
     for s in log.samples or []:
         md = s.metadata or {}
-        found = (md.get("search") or {}).get("story")
-        if md.get("tombench_kind") == "search" and found:
-            out.append(FoundStory(id=f"{md['setting_id']}|{md['attempt']}", story=Story.from_dict(found),
-                                  setting=_setting(md), generator_model=log.eval.model))
+        search = md.get("search") or {}
+        if md.get("tombench_kind") != "search":
+            continue
+        # improved mode keeps several stories per search sample ("stories"); paper mode one ("story")
+        kept = search.get("stories") or ([{"id": f"{md['setting_id']}|{md['attempt']}", "story": search["story"]}]
+                                         if search.get("story") else [])
+        for k in kept:
+            out.append(FoundStory(id=k["id"], story=Story.from_dict(k["story"]), setting=_setting(md),
+                                  generator_model=log.eval.model, search_method=search.get("method")))
     return out
 
 
@@ -120,7 +126,8 @@ def exploretom_transfer(
     samples = []
     for f in found:
         samples += story_samples(f["story"], story_id=f["id"], setting=f["setting"], orders=orders,
-                                 extra={"generator_model": f["generator_model"]})
+                                 extra={"generator_model": f["generator_model"],
+                                        "search_method": f.get("search_method")})
     return Task(
         dataset=samples,
         solver=tom_solver(cache=True),

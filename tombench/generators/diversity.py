@@ -1,0 +1,148 @@
+"""How alike found stories are, and how a setting's kept stories are chosen to be distinct (issue #20, point 3).
+
+A search that keeps each setting's N hardest stories tends to keep N variants of one story: the edits that made a
+story hard keep most of its sentences. Two measures, both Jaccard indices of sets (1 = the same, 0 = nothing shared):
+
+* `sentence_jaccard`: the stories' sentences, verbatim. Stories written in different contexts share no sentence
+  (the names differ), so this measure alone rewards renaming.
+* `shape_similarity`: the stories' *shapes*, every action with each name replaced by its role in order of first
+  mention (the first person is P1, the second room R2, ...). Two stories that differ only in names, in another
+  context or with the people swapped, have the same shape: this is the measure the similarity cap uses.
+
+`select_distinct` picks a setting's kept stories from candidates ranked hardest first: one per context first, then
+(only when fewer than N contexts have a story) other stories; never one whose shape is more similar than the cap to
+a story already kept. The search's refinement and the runner's final choice use the same function.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import statistics
+from collections.abc import Callable, Iterable, Sequence
+from typing import TypeVar
+
+from tombench.dsl import Action, Fact, StateChange, Story
+
+__all__ = ["story_shape", "shape_similarity", "sentence_jaccard", "select_distinct", "mean_pairwise",
+           "DEFAULT_MAX_SIMILARITY"]
+
+T = TypeVar("T")
+
+#: the default cap on `shape_similarity` between two kept stories of a setting (docs/search.md, "Kept stories")
+DEFAULT_MAX_SIMILARITY = 0.6
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    union = len(a | b)
+    return len(a & b) / union if union else 1.0
+
+
+def story_shape(story: Story) -> frozenset[str]:
+    """The story's actions with names replaced by roles in order of first mention (P1, R1, C1, O1, T1, S1 ...)."""
+    ctx = story.context
+    kinds = (("P", ctx.people), ("R", ctx.rooms), ("C", ctx.containers), ("O", ctx.objects), ("T", ctx.topics))
+    roles: dict[tuple[str, str], str] = {}
+    counts: dict[str, int] = {}
+
+    def role(x: object) -> str:
+        if isinstance(x, Fact):
+            return f"{role(x.entity)}.{x.prop}={role(x.value)}"
+        if isinstance(x, tuple):
+            return "+".join(role(y) for y in x)
+        if isinstance(x, StateChange):
+            key = ("S", x.property)  # one role per state property: its values are what the story is about
+        else:
+            key = next(((k, str(x)) for k, names in kinds if x in names), ("X", str(x)))
+        if key not in roles:
+            counts[key[0]] = counts.get(key[0], 0) + 1
+            roles[key] = f"{key[0]}{counts[key[0]]}"
+        return roles[key]
+
+    def one(a: Action) -> str:
+        parts = [a.type]
+        for f in dataclasses.fields(a):
+            v = getattr(a, f.name)
+            if v != ():
+                parts.append(f"{f.name}={role(v)}")
+        return " ".join(parts)
+
+    return frozenset(one(a) for a in story.actions)
+
+
+def shape_similarity(a: Story | frozenset[str], b: Story | frozenset[str]) -> float:
+    """Jaccard index of two stories' shapes (`story_shape`)."""
+    sa = a if isinstance(a, frozenset) else story_shape(a)
+    sb = b if isinstance(b, frozenset) else story_shape(b)
+    return _jaccard(sa, sb)
+
+
+def sentence_jaccard(a: Story | Sequence[str], b: Story | Sequence[str]) -> float:
+    """Jaccard index of two stories' sets of sentences, verbatim (the issue's diversity measure)."""
+    sa = frozenset(a.sentences if isinstance(a, Story) else a)
+    sb = frozenset(b.sentences if isinstance(b, Story) else b)
+    return _jaccard(sa, sb)
+
+
+def mean_pairwise(items: Sequence[T], sim: Callable[[T, T], float]) -> float | None:
+    """Mean similarity over all pairs, or None for fewer than two items."""
+    if len(items) < 2:
+        return None
+    return statistics.mean(sim(a, b) for a, b in itertools.combinations(items, 2))
+
+
+def select_distinct(
+    ranked: Iterable[T],
+    n: int,
+    *,
+    context_of: Callable[[T], str],
+    shape_of: Callable[[T], frozenset[str]],
+    max_similarity: float = DEFAULT_MAX_SIMILARITY,
+    g_of: Callable[[T], float] | None = None,
+) -> list[T]:
+    """Up to `n` of `ranked` (hardest first), greedily: distinct contexts first, never two too-similar shapes.
+
+    Pass 1 takes a candidate when its context has no kept story yet and its shape is at most `max_similarity` from
+    every kept one; pass 2 (only when pass 1 kept fewer than `n`, e.g. a single context) drops the context rule.
+    With `g_of`, candidates of equal accuracy are taken most-different-first (the lowest maximum similarity to the
+    stories already kept, then rank order): a search often finds many stories at accuracy 0, and any of them is as
+    hard as another. The result keeps the ranked order. Greedy is what "the N hardest, distinct" means: a kept story
+    is never swapped for an easier one to make room for another.
+    """
+    items = list(ranked)
+    cache: dict[int, frozenset[str]] = {}
+    kept: list[int] = []
+    shapes: list[frozenset[str]] = []
+    used: set[str] = set()
+
+    def sh(i: int) -> frozenset[str]:
+        if i not in cache:
+            cache[i] = shape_of(items[i])
+        return cache[i]
+
+    def closest(i: int) -> float:
+        return max((_jaccard(sh(i), other) for other in shapes), default=0.0)
+
+    for distinct_contexts in (True, False):
+        i = 0
+        while i < len(items) and len(kept) < n:
+            # the run of candidates as hard as items[i] (just items[i] without g_of)
+            j = i + 1
+            if g_of is not None:
+                while j < len(items) and g_of(items[j]) == g_of(items[i]):
+                    j += 1
+            group = [k for k in range(i, j) if k not in kept]
+            while group and len(kept) < n:
+                ok = [k for k in group if not (distinct_contexts and context_of(items[k]) in used)
+                      and closest(k) <= max_similarity]
+                if not ok:
+                    break
+                k = min(ok, key=lambda k: (closest(k), k)) if g_of is not None else ok[0]
+                kept.append(k)
+                shapes.append(sh(k))
+                used.add(context_of(items[k]))
+                group.remove(k)
+            i = j
+        if len(kept) >= n:
+            break
+    return [items[i] for i in sorted(kept)]
