@@ -52,7 +52,7 @@ def random_(stories: int, people: str, moves: str, max_sentences: int, seed: int
 
 def _print_tables(console: Console, cells: list) -> None:
     """One table per paper table: our value with its interval, the paper's value beside it, and the difference."""
-    from tombench.reports._tables import wilson_interval
+    from tombench.intervals import wilson_interval
 
     titles = (
         ("Table 7: share of stories that require ToM", "requires_tom", 0),

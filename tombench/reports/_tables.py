@@ -18,30 +18,15 @@ stays honest at 0% and 100%.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from tombench.intervals import wilson_interval
 from tombench.reports._load import SampleRecord
 
 __all__ = ["Cell", "ReportTable", "exploretom_records", "per_action_set_table", "interesting_table",
            "by_people_and_moves", "transfer_matrix", "wilson_interval"]
-
-Z95 = 1.959963984540054
-
-
-def wilson_interval(k: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """The 95% Wilson score interval of k successes in n trials: inside [0, 1], and not empty at 0% or 100%."""
-    if n <= 0:
-        raise ValueError("a rate needs at least one trial")
-    p = k / n
-    denom = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / denom
-    half = z * math.sqrt(max(p * (1 - p), 0.0) / n + z * z / (4 * n * n)) / denom
-    lo, hi = max(0.0, centre - half), min(1.0, centre + half)
-    return (0.0 if k <= 0 else lo), (1.0 if k >= n else hi)  # exact at the edges, not 0.9999999
-
 
 @dataclass(frozen=True)
 class Cell:

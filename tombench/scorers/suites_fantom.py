@@ -31,7 +31,8 @@ from dataclasses import dataclass
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
-from tombench.scorers.suites import match_choice, wilson_interval
+from tombench.intervals import wilson_interval
+from tombench.scorers.suites import match_choice
 
 __all__ = [
     "ALL_KINDS",
