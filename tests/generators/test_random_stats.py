@@ -42,4 +42,16 @@ def test_cli_prints_the_paper_beside_ours():
     for title in ("Table 7", "Table 8", "Table 9"):
         assert title in r.output
     assert "0.090" in r.output and "0.123" in r.output  # the paper's Table 8 cells (2, 2) and (2, 3)
-    assert r.output.count("difference from the paper") == 3
+    assert r.output.count("original code - paper") == 3  # the original code's own distance from the paper, each table
+    assert r.output.count("pooled vs §8 prototype") == 2  # Tables 8-9: the semantics document's measure and values
+    assert "0.110" in r.output and "0.068" in r.output  # cell (2, 2) of Table 8: original code re-run, §8 prototype
+
+
+def test_pooled_shares_match_the_semantics_prototype():
+    """§8's prototype measured the pooled share: ours lands within sampling noise of it in every cell."""
+    from tombench.generators.random_stats import PROTOTYPE_TABLES
+
+    for c in random_story_stats([2, 4], [2, 4], n=400, seed=0):
+        proto = PROTOTYPE_TABLES[(c.people, c.moves)]
+        assert abs(c.interesting_pooled - proto[1]) < 0.03, c
+        assert abs(c.false_belief_pooled - proto[2]) < 0.03, c

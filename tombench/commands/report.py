@@ -31,7 +31,7 @@ def _load(paths: tuple[str, ...]):
         other = sorted({r.task for r in recs})
         raise UserError("no scored ExploreToM questions in those logs"
                         + (f" (only {', '.join(other)}, which have no action sets)" if other else "")
-                        + "; run an exploretom task first")
+                        + "; run an exploretom task first, or `tombench report suites` for the ToM suites")
     return et
 
 
