@@ -166,8 +166,9 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
                       "–" if p.best is None else f"{p.best:.2f}", str(p.spent), str(p.model_calls))
     console.print(table)
     filled = sum(p.filled for p in results)
-    console.print(f"{filled}/{len(results)} settings filled ({stories_per_setting} adversarial stories each: the model "
-                  f"got at least one question wrong); stories in {out_dir / 'stories.jsonl'}")
+    each = "1 adversarial story" if stories_per_setting == 1 else f"{stories_per_setting} adversarial stories each"
+    console.print(f"{filled}/{len(results)} settings filled ({each}: the model got at least one question wrong); "
+                  f"stories in {out_dir / 'stories.jsonl'}")
     if export_hf is not None:
         n = export_hf_dataset(out_dir / "stories.jsonl", export_hf, model=model)
         console.print(f"wrote a Hugging Face dataset of {n} stories to {export_hf}")
