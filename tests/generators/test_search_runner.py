@@ -240,3 +240,25 @@ def test_one_story_searches_started_early_give_the_sequential_result(tmp_path, m
     fast = paper(tmp_path / "fast", 4)
     assert seq[1:] == fast[1:] and seq[0].spent == fast[0].spent == 60
     assert len(seq[2]) >= 4  # several searches, so some started early
+
+
+def test_story_lines_carry_their_digest_and_resume_joins_by_it(tmp_path):
+    """Issue #17: a written story is known by its content digest, also on a line written before the field existed."""
+    from tombench.generators.identity import story_digest
+
+    ref_dir = tmp_path / "ref"
+    _improved(ref_dir, reality_answerer([]))
+    ref = read_jsonl(ref_dir / "stories.jsonl")
+    assert len({r["digest"] for r in ref}) == len(ref)
+    for r in ref:
+        assert r["digest"] == story_digest(Story.from_dict(r["story"]), r["story_type"])
+    # an older file: its first line has no digest field; the resumed run must still see that story as written
+    old_dir = tmp_path / "old"
+    old_dir.mkdir()
+    for name in ("run.json", "attempts.jsonl"):
+        (old_dir / name).write_text((ref_dir / name).read_text())
+    first = {k: v for k, v in ref[0].items() if k != "digest"}
+    (old_dir / "stories.jsonl").write_text(json.dumps(first) + "\n")
+    _improved(old_dir, reality_answerer([]))
+    got = read_jsonl(old_dir / "stories.jsonl")
+    assert [r["id"] for r in got] == [r["id"] for r in ref]  # nothing written twice, nothing lost
