@@ -69,3 +69,21 @@ def test_random_stories_of_one_setting_fill_five_slots_under_the_default_cap():
     kept = select_distinct([s for s in one if s], 5, context_of=lambda s: s.context.id, shape_of=story_shape)
     assert len(kept) == 5  # a single context: pass 2 fills the slots, the cap still applies
     assert max(shape_similarity(a, b) for i, a in enumerate(kept) for b in kept[i + 1:]) <= 0.6
+
+
+def test_select_distinct_leaves_out_a_hard_story_that_keeps_two_others_out():
+    # (name, context, shape, g), hardest first: h's shape is near both p's and q's (4 of 6 letters: 0.67 > 0.6),
+    # p and q are not near each other (3 of 7)
+    items = [("h", "B", frozenset("abcde"), 0.1), ("p", "A", frozenset("abcdx"), 0.2),
+             ("q", "C", frozenset("bcdey"), 0.2), ("e1", "D", frozenset("mno"), 0.8), ("e2", "E", frozenset("rst"), 0.9)]
+
+    def pick(with_g: bool):
+        return [x[0] for x in select_distinct(items, 3, context_of=lambda x: x[1], shape_of=lambda x: x[2],
+                                              g_of=(lambda x: x[3]) if with_g else None)]
+
+    # greedy alone keeps h and then only the easy ones (total 1.8); leaving h out keeps p and q (total 1.2)
+    assert pick(with_g=False) == ["h", "e1", "e2"]
+    assert pick(with_g=True) == ["p", "q", "e1"]
+    # without h among the candidates the same set is kept
+    assert [x[0] for x in select_distinct(items[1:], 3, context_of=lambda x: x[1], shape_of=lambda x: x[2],
+                                          g_of=lambda x: x[3])] == ["p", "q", "e1"]
