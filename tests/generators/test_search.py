@@ -366,3 +366,47 @@ def test_screen_chance_of_beating_the_bar_and_rates_with_backoff() -> None:
     assert _mention(text, "box", ("box", "basket", "bin")) == "first"
     assert _mention(text, "bin", ("box", "basket", "bin")) is None  # never named
     assert _mention(text, "yes", ("box", "basket")) == "yes"
+
+
+def test_a_child_is_given_up_once_going_on_pays_less_than_the_next_child() -> None:
+    from tombench.generators.contexts import load_context_bank
+    from tombench.generators.search import Evaluator, setting_contexts
+
+    setting = Setting.make("tomi-object-state", 4, 3)  # 12 yes/no questions per story
+    rng = random.Random(1)
+    (ctx,) = setting_contexts(load_context_bank()[0], setting, rng)
+    story = next(s for s in (random_story(ctx, setting, rng) for _ in range(200))
+                 if s is not None and 9 <= len(Evaluator(Conditions.of(setting), None, SearchConfig()).plan(s)[0]))
+
+    def scripted() -> tuple[list[int], object]:
+        asked: list[int] = []
+        answers = {}
+
+        async def answer(prompts: list[Prompt]) -> list[str]:
+            out = []
+            for p in prompts:
+                asked.append(1)
+                # the first two questions asked are answered right, every later one wrong
+                out.append(answers[p.user] if len(asked) <= 2 else "I cannot tell")
+            return out
+
+        ev = Evaluator(Conditions.of(setting), answer, SearchConfig(budget_unit="calls", budget=100))
+        for q in ev.plan(story)[0]:
+            answers[build_prompt(story.text, q.text).user] = q.answer
+        return asked, ev
+
+    n = len(scripted()[1].plan(story)[0])
+    bar = 2.5 / n  # pruned at 3 right answers: the story beats the bar with at most 2
+    # without giving up: 2 right of the first 3, then one question at a time until all are asked; it beats the bar
+    asked, ev = scripted()
+    (node,) = asyncio.run(ev.evaluate_pruned([story], random.Random(0), bar))
+    assert len(asked) == n and not node.pruned and node.g == 2 / n and node.is_goal
+    # giving up: after 2 right of 3 (each rest question right half the time with nothing known), a third right
+    # answer is all but certain: going on is worth 0.5^(n-3) / 2 per call, below the next child's 0.01
+    asked, ev = scripted()
+    (node,) = asyncio.run(ev.evaluate_pruned([story], random.Random(0), bar, give_up=0.01))
+    assert len(asked) == 3 and node.pruned and node.g == 2 / n and not node.is_goal
+    # a next child worth nothing never stops it early
+    asked, ev = scripted()
+    (node,) = asyncio.run(ev.evaluate_pruned([story], random.Random(0), bar, give_up=0.0))
+    assert len(asked) == n and not node.pruned

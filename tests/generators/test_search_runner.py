@@ -143,9 +143,11 @@ def test_improved_setting_scope_keeps_distinct_stories_from_one_search(tmp_path)
     assert [r["id"] for r in attempts[0]["stories"]] == [r["id"] for r in stories]
     gs = [r["g"] for r in stories]
     assert gs == sorted(gs) and max(gs) < 1 and sorted(p.found) == gs and p.filled
-    # one context per kept story (the setting's slot contexts), no two shapes more alike than the cap
+    # the setting's slot contexts, a context repeated only when no other has a story within the cap (here the one
+    # restaurant-kitchen story as hard as the kept ones is too alike them), no two shapes more alike than the cap
     slots = {c.id for c in slot_contexts(BANK, 5, 0, 3)}
-    assert {r["context_id"] for r in stories} == slots and len(slots) == 3
+    assert {r["context_id"] for r in stories} <= slots and len(slots) == 3
+    assert len({r["context_id"] for r in stories}) >= 2
     shapes = [story_shape(Story.from_dict(r["story"])) for r in stories]
     assert all(len(a & b) / len(a | b) <= DEFAULT_MAX_SIMILARITY for i, a in enumerate(shapes) for b in shapes[i + 1:])
     assert stories[0]["search"]["trace"] and not stories[1]["search"]["trace"]

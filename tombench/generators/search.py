@@ -101,6 +101,13 @@ REFINE_SCREEN = 4
 #: refinement: consecutive draws that gave no fresh paying story (a repeat, not desired, or free) before it stops
 REFINE_PATIENCE = 200
 
+#: refinement: a child's questions stop early once going on is worth less than this times what the next child in
+#: line would give per call (its chance of beating its bar over its expected calls; `_worth_going_on`). Against a
+#: target that guesses, children of 9-12 yes/no questions that need at most 1-2 right answers to beat their bar
+#: beat it 1.28-1.47x as often per call with this rule as when asked until they cannot (at 1.0 the rule is the
+#: optimal stopping rule when every child is alike); 0 asks every child until it cannot beat its bar
+REFINE_GIVE_UP = 1.0
+
 #: g of a node whose question set is empty: "not evaluated", ranked after every real accuracy, no budget spent
 SENTINEL_G = 2.0
 
@@ -343,7 +350,8 @@ class Evaluator:
         return await _pipelined([(s, self.plan(s)[0], None) for s in stories], self, rng)
 
     async def evaluate_pruned(self, stories: Sequence[Story], rng: random.Random,
-                              threshold: float | None | Sequence[float | None]) -> list[NodeEval]:
+                              threshold: float | None | Sequence[float | None],
+                              give_up: float = 0.0) -> list[NodeEval]:
         """Like `evaluate_many`, but stop asking a story's questions once its g is sure to be >= its threshold.
 
         Why: refinement keeps only stories harder than the kept story they would replace, and most children are not;
@@ -352,8 +360,12 @@ class Evaluator:
         calls, in few round trips), likeliest-right first by this target's record on the trace so far
         (`_right_rates`). A pruned node records the questions asked, g = right answers / n (a lower bound) and
         `pruned`; it spends its unit but is never a goal. `threshold`: one for the batch or one per story; None
-        asks everything, as `evaluate_many`. Thresholds are fixed for the batch and the order depends only on the
-        trace before it, so the calls made depend on the responses, never on the order they arrive in.
+        asks everything, as `evaluate_many`. `give_up` > 0 also stops a story between steps once the chance that it
+        still beats its threshold, per call it would still need, is below `give_up` (`_worth_going_on`; refinement
+        passes what the next child in line would give per call): a partly asked story whose remaining questions
+        would all have to be wrong is likelier to pay off as another story. Thresholds, `give_up` and the rates are
+        fixed for the batch and the order depends only on the trace before it, so the calls made depend on the
+        responses, never on the order they arrive in.
         """
         limits = list(threshold) if isinstance(threshold, Sequence) else [threshold] * len(stories)
         if len(limits) != len(stories):
@@ -365,10 +377,10 @@ class Evaluator:
             if limit is not None:
                 qs = sorted(qs, key=lambda q: -rates.get(_qkey(q, s), 0.5))  # stable: ties keep the question order
             pending.append((s, qs, limit))
-        return await _pipelined(pending, self, rng)
+        return await _pipelined(pending, self, rng, rates if give_up > 0 else None, give_up)
 
     async def _score(self, story: Story, qs: list[Question], h: float, avglen: float,
-                     threshold: float | None = None) -> NodeEval:
+                     threshold: float | None = None, rates: Rates | None = None, give_up: float = 0.0) -> NodeEval:
         text = story.text
         desired = self.cond.is_desired(story)
         index = len(self.trace)
@@ -396,6 +408,9 @@ class Evaluator:
                 batch = await self._ask(story, qs[len(records): len(records) + step])
                 records += batch
                 right += sum(x["correct"] for x in batch)
+                if (rates is not None and threshold is not None and len(records) < n and right < enough
+                        and _worth_going_on(story, qs[len(records):], rates, enough - right) < give_up):
+                    break  # the calls pay more on the next child in line: g is a lower bound, pruned
             if threshold is not None:  # back to the question set's order (evaluate_pruned asked in another)
                 pos = {q.text: i for i, q in enumerate(self.plan(story)[0])}
                 records.sort(key=lambda x: pos[x["question"]])
@@ -421,14 +436,14 @@ class Evaluator:
 
 
 async def _pipelined(pending: Sequence[tuple[Story, list[Question], float | None]], ev: Evaluator,
-                     rng: random.Random) -> list[NodeEval]:
+                     rng: random.Random, rates: Rates | None = None, give_up: float = 0.0) -> list[NodeEval]:
     """Score (story, questions, threshold) in order: each lookahead (CPU, drawing from `rng` in order), then its
     story's questions go out at once (`Evaluator._score` registers the node before its first await, so the trace
     order is the input order whatever order the answers come back in)."""
     tasks = []
     for s, qs, limit in pending:
         h, avglen = ev.lookahead(s, rng)
-        tasks.append(asyncio.ensure_future(ev._score(s, qs, h, avglen, limit)))
+        tasks.append(asyncio.ensure_future(ev._score(s, qs, h, avglen, limit, rates, give_up)))
         await asyncio.sleep(0)  # let it register and send its questions while the next lookahead runs
     return list(await asyncio.gather(*tasks))
 
@@ -495,6 +510,18 @@ def _right_rates(trace: Sequence[NodeEval]) -> Rates:
     return Rates(trace)
 
 
+def _right_counts(story: Story, qs: Sequence[Question], rates: Rates) -> list[float]:
+    """The chance of each count of right answers to `qs` (index k: k right), each question right with its key's
+    rate, independently (Poisson-binomial)."""
+    dist = [1.0] + [0.0] * len(qs)  # dist[k]: chance of k right answers so far
+    for i, q in enumerate(qs):
+        p = rates.get(_qkey(q, story))
+        for k in range(i + 1, 0, -1):
+            dist[k] = dist[k] * (1 - p) + dist[k - 1] * p
+        dist[0] *= 1 - p
+    return dist
+
+
 def _p_harder(story: Story, qs: Sequence[Question], rates: Rates, bar: float | None) -> float:
     """The chance that this target's accuracy on `qs` is below `bar` (None: below 1, i.e. adversarial at all).
 
@@ -507,13 +534,15 @@ def _p_harder(story: Story, qs: Sequence[Question], rates: Rates, bar: float | N
     if not n:
         return 0.0
     need = n if bar is None else math.ceil(bar * n - 1e-9)  # fewer right answers than this beat the bar
-    dist = [1.0] + [0.0] * n  # dist[k]: chance of k right answers so far
-    for i, q in enumerate(qs):
-        p = rates.get(_qkey(q, story))
-        for k in range(i + 1, 0, -1):
-            dist[k] = dist[k] * (1 - p) + dist[k - 1] * p
-        dist[0] *= 1 - p
-    return sum(dist[:need])
+    return sum(_right_counts(story, qs, rates)[:need])
+
+
+def _worth_going_on(story: Story, rest: Sequence[Question], rates: Rates, room: int) -> float:
+    """The chance per expected call that a partly asked story still beats its bar: fewer than `room` of the
+    questions `rest` right (`_right_counts`), over the calls pruning would still make (as `_expected_calls`)."""
+    mean = sum(rates.get(_qkey(q, story)) for q in rest) / len(rest)
+    calls = min(len(rest), room / max(mean, 1e-3))
+    return sum(_right_counts(story, rest, rates)[:room]) / max(calls, 1.0)
 
 
 def _expected_calls(story: Story, qs: Sequence[Question], rates: Rates, bar: float | None) -> float:
@@ -720,7 +749,8 @@ async def _refine(roots: Sequence[Story], cond: Conditions, ev: Evaluator, confi
     (`roots`) whose slot can still improve; with no goal yet every child is one: the phase *is* over-generation
     then. Rounds of `4 * width` children are drawn before any is asked (deterministic for a seed whatever the order
     of responses) and asked together; with `prune` (calls budget), a child's questions stop once it cannot beat the
-    kept story it would replace (`_Kept.threshold`). It stops once every kept story is at accuracy 0.
+    kept story it would replace (`_Kept.threshold`), or once going on is worth less per call than the best draw
+    left unasked (`REFINE_GIVE_UP`). It stops once every kept story is at accuracy 0.
     """
     misses = 0
     fresh_drawn = 0
@@ -734,7 +764,7 @@ async def _refine(roots: Sequence[Story], cond: Conditions, ev: Evaluator, confi
         done = kept.done()
         open_roots = [root_of[c] for c in kept.open] or list(roots)
         want = 4 * width
-        pool: list[tuple[Story, int, float, float | None]] = []  # (child, cost, -promise, its pruning bar)
+        pool: list[tuple[Story, int, float, float | None, float]] = []  # (child, cost, -promise, bar, value/call)
         texts: set[str] = set()
         rates = _right_rates(ev.trace)
         while len(pool) < config.screen * want and misses < REFINE_PATIENCE:
@@ -762,23 +792,27 @@ async def _refine(roots: Sequence[Story], cond: Conditions, ev: Evaluator, confi
             misses = misses + 1 if cost == 0 else 0  # free stories (no questions, shortcut) cannot end the phase
             per_call = _p_harder(child, qs, rates, bar) / max(_expected_calls(child, qs, rates, bar), 1.0)
             promise = (-per_call + REFINE_DIVERSITY * close + (2.0 if close > config.max_similarity else 0.0))
-            pool.append((child, cost, promise, bar))
+            pool.append((child, cost, promise, bar, per_call))
             texts.add(text)
         # ask the most promising draws first (predicted from this target's answers so far; draw order on ties)
         batch: list[Story] = []
         limits: list[float | None] = []
         planned = ev.used
-        for i in sorted(range(len(pool)), key=lambda i: (pool[i][2], i)):
+        order = sorted(range(len(pool)), key=lambda i: (pool[i][2], i))
+        for i in order:
             if len(batch) >= want or planned >= config.budget:
                 break
-            child, cost, _, bar = pool[i]
+            child, cost, _, bar, _ = pool[i]
             batch.append(child)
             limits.append(bar if prune else None)
             planned += cost
         if not batch:
             break
+        # a child's questions stop early when going on pays less per call than the next child in line would
+        # (the best one drawn and not asked): the budget goes where a kept story is likeliest to get harder
+        give_up = REFINE_GIVE_UP * pool[order[len(batch)]][4] if len(order) > len(batch) else 0.0
         before = ev.used
-        await ev.evaluate_pruned(batch, rng, limits)
+        await ev.evaluate_pruned(batch, rng, limits, give_up)
         if ev.used == before:
             misses += len(batch)  # every child pruned before its first question: count them as fruitless draws
 
