@@ -4,6 +4,7 @@
     python benchmarks/bench_search.py --settings 6 --stories 3 --targets recency
     python benchmarks/bench_search.py --model openai-api/local/smollm2-135m   # any Inspect model as an extra target
     python benchmarks/bench_search.py --latency-only        # wall time with 0.2 s injected latency, 16 connections
+    python benchmarks/bench_search.py --repeats 3 --floor-mult 10 --no-latency --methods "over-generate, pooled,A* improved"
 
 For each target and method, every setting gets the same budget (stories x budget per story, in model calls by
 default; `--budget-unit nodes` for the paper's node evaluations) and the runner keeps its `stories` hardest
@@ -13,7 +14,10 @@ than `--max-similarity` (tombench.generators.diversity). Reported per method:
 * mean acc: the kept stories' first-order accuracy, a missing story counting as 1.0 (lower = harder); the gain over
   pooled over-generation (one over-generation with the whole setting budget keeping its best N: the fair baseline)
   and the share of the headroom to the floor it takes (floor: per setting, the hardest kept set of every run,
-  over-generation with `--floor-mult` x the budget included);
+  over-generation with `--floor-mult` x the budget included; with `--repeats`, each method's mean over its runs);
+* `--repeats R`: each method runs R times on the same settings with other run seeds (other slot contexts and
+  draws); the table shows means and the mean accuracy's standard error (one run's kept set is partly luck: against
+  the random target a setting's mean moves by 0.03-0.05 between seeds);
 * fill: share of settings with all N stories;
 * diversity: mean pairwise sentence Jaccard of each setting's kept stories (the issue's measure: stories in
   different contexts share no sentence) and mean pairwise *shape* similarity (names replaced by roles, so renaming
@@ -137,6 +141,25 @@ def run_one(target, settings, contexts, method, mode, stories, budget, seed, par
     }
 
 
+def merge_runs(runs: list[dict]) -> dict:
+    """Several runs of one method (other run seeds, same settings) as one row: means, the acc's standard error, every
+    kept story (for transfer), a setting filled or found when it was in every run / in any run."""
+    out = dict(runs[0])
+    for key in ("acc", "fill", "sentence_jaccard", "shape_similarity", "contexts", "length"):
+        out[key] = statistics.mean(r[key] for r in runs)
+    for key in ("calls", "wasted", "nodes", "stories"):
+        out[key] = round(statistics.mean(r[key] for r in runs))
+    out["wall"] = statistics.mean(r["wall"] for r in runs)
+    out["acc_se"] = statistics.stdev(r["acc"] for r in runs) / len(runs) ** 0.5
+    out["per_setting"] = {k: statistics.mean(r["per_setting"][k] for r in runs) for k in runs[0]["per_setting"]}
+    out["per_setting_sim"] = {k: statistics.mean(v) for k in runs[0]["per_setting"]
+                              if (v := [r["per_setting_sim"][k] for r in runs if k in r["per_setting_sim"]])}
+    out["kept"] = [x for r in runs for x in r["kept"]]
+    out["found_in"] = set().union(*(r["found_in"] for r in runs))
+    out["filled_in"] = set.intersection(*(set(r["filled_in"]) for r in runs))
+    return out
+
+
 def transfer_accuracy(records: list[dict], answerer, g: str = "acc") -> float:
     """Another target's accuracy on the kept stories' searched questions (mean over stories, as g)."""
     async def one(r: dict) -> float:
@@ -176,7 +199,10 @@ def main() -> None:
                     help="compare at equal model calls (default) or equal node evaluations (the paper's unit)")
     ap.add_argument("--targets", default="recency,primacy,random", help="offline baselines to search against")
     ap.add_argument("--model", action="append", default=[], help="an Inspect model as an extra target (repeatable)")
-    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--seed", type=int, default=0, help="samples the settings and seeds the first run")
+    ap.add_argument("--repeats", type=int, default=1,
+                    help="run every method this many times on the same settings (run seeds seed, seed+1000, ...) and "
+                         "report the mean and its standard error: one run's kept set is partly luck")
     ap.add_argument("--parallel-settings", type=int, default=12)
     ap.add_argument("--story-types", default=None,
                     help="sample settings only of these comma-separated story types (e.g. all,all+asymmetric)")
@@ -212,11 +238,18 @@ def main() -> None:
         ap.error(f"no setting of story types {types}")
     contexts = load_context_bank()
 
-    def run(target, label, budget=args.budget):
+    if args.repeats < 1:
+        ap.error("--repeats must be at least 1")
+
+    def run(target, label, budget=args.budget, seed=args.seed):
         method, mode, scope, refine, prune, screen = METHODS[label]
-        return run_one(target, settings, contexts, method, mode, args.stories, budget, args.seed,
+        return run_one(target, settings, contexts, method, mode, args.stories, budget, seed,
                        args.parallel_settings, args.budget_unit, scope, args.width, args.g,
                        args.refine if refine is None else refine, prune, args.max_similarity, screen)
+
+    def repeated(target, label):
+        runs = [run(target, label, seed=args.seed + 1000 * i) for i in range(args.repeats)]
+        return runs[0] if len(runs) == 1 else merge_runs(runs)
 
     if not args.latency_only:
         targets = [(t, baseline_answerer(t)) for t in args.targets.split(",") if t]
@@ -233,7 +266,7 @@ def main() -> None:
                     "transfer acc", "mean length", "model calls", "wall s"):
             table.add_column(col, justify="right")
         for name, target in targets:
-            rows = {label: run(target, label) for label in methods}
+            rows = {label: repeated(target, label) for label in methods}
             floor = None
             if args.floor_mult:
                 long = run(target, BASELINE, args.budget * args.floor_mult)
@@ -253,7 +286,8 @@ def main() -> None:
                 tr = "–"
                 if others and not args.no_transfer:
                     tr = " / ".join(f"{transfer_accuracy(r['kept'], t, args.g):.3f}" for _, t in others)
-                table.add_row(name, label, f"{r['acc']:.3f}", gain, taken, f"{r['fill']:.0%}", fill_f,
+                acc = f"{r['acc']:.3f}" + (f" ± {r['acc_se']:.3f}" if "acc_se" in r else "")
+                table.add_row(name, label, acc, gain, taken, f"{r['fill']:.0%}", fill_f,
                               f"{r['sentence_jaccard']:.2f}", f"{r['shape_similarity']:.2f}", f"{r['contexts']:.1f}",
                               tr, f"{r['length']:.1f}", str(r["calls"]), f"{r['wall']:.1f}")
             if others and not args.no_transfer:
