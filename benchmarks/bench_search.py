@@ -42,7 +42,13 @@ from rich.table import Table
 
 from tombench.dsl import AnswerType, Prompt, Story, build_prompt, check_answer, settings_grid
 from tombench.generators.contexts import load_context_bank
-from tombench.generators.diversity import DEFAULT_MAX_SIMILARITY, mean_pairwise, sentence_jaccard, story_shape
+from tombench.generators.diversity import (
+    DEFAULT_MAX_SIMILARITY,
+    mean_pairwise,
+    sentence_jaccard,
+    shape_similarity,
+    story_shape,
+)
 from tombench.generators.search import REFINE_SCREEN, SearchConfig, _chosen_questions
 from tombench.generators.search_runner import RunConfig, read_jsonl, run_searches
 
@@ -117,7 +123,7 @@ def run_one(target, settings, contexts, method, mode, stories, budget, seed, par
         if len(objs) >= 2:
             sent.append(mean_pairwise(objs, sentence_jaccard))
             shapes = [story_shape(x) for x in objs]
-            shape.append(mean_pairwise(shapes, lambda a, b: len(a & b) / len(a | b)))
+            shape.append(mean_pairwise(shapes, shape_similarity))
             per_setting_sim[s.id] = shape[-1]
         if objs:
             ctxs.append(len({r["context_id"] for r in best}))
@@ -190,36 +196,50 @@ def _split_methods(value: str) -> list[str]:
     return out
 
 
+def _number(kind: type, low: float, high: float | None = None):
+    """An argparse type: a `kind` number in [low, high], refused with a one-line message otherwise."""
+    def parse(text: str):
+        try:
+            v = kind(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"not a number: {text!r}") from None
+        if v < low or (high is not None and v > high):
+            bound = f"at least {low}" if high is None else f"between {low} and {high}"
+            raise argparse.ArgumentTypeError(f"must be {bound}, got {text}")
+        return v
+    return parse
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--settings", type=int, default=12, help="settings sampled from the 162-setting grid")
-    ap.add_argument("--stories", type=int, default=5, help="stories per setting")
-    ap.add_argument("--budget", type=int, default=200, help="budget per story, in --budget-unit")
+    ap.add_argument("--settings", type=_number(int, 1), default=12, help="settings sampled from the 162-setting grid")
+    ap.add_argument("--stories", type=_number(int, 1), default=5, help="stories per setting")
+    ap.add_argument("--budget", type=_number(int, 1), default=200, help="budget per story, in --budget-unit")
     ap.add_argument("--budget-unit", choices=("calls", "nodes"), default="calls",
                     help="compare at equal model calls (default) or equal node evaluations (the paper's unit)")
     ap.add_argument("--targets", default="recency,primacy,random", help="offline baselines to search against")
     ap.add_argument("--model", action="append", default=[], help="an Inspect model as an extra target (repeatable)")
     ap.add_argument("--seed", type=int, default=0, help="samples the settings and seeds the first run")
-    ap.add_argument("--repeats", type=int, default=1,
+    ap.add_argument("--repeats", type=_number(int, 1), default=1,
                     help="run every method this many times on the same settings (run seeds seed, seed+1000, ...) and "
                          "report the mean and its standard error: one run's kept set is partly luck")
-    ap.add_argument("--parallel-settings", type=int, default=12)
+    ap.add_argument("--parallel-settings", type=_number(int, 1), default=12)
     ap.add_argument("--story-types", default=None,
                     help="sample settings only of these comma-separated story types (e.g. all,all+asymmetric)")
     ap.add_argument("--methods", default="over-generate,over-generate, pooled,A* paper,A* improved",
                     help=f"comma-separated rows, from: {'; '.join(METHODS)}")
-    ap.add_argument("--floor-mult", type=int, default=0,
+    ap.add_argument("--floor-mult", type=_number(int, 0), default=0,
                     help="also run pooled over-generation with this many times the budget; per setting, the hardest "
                          "kept set of all runs estimates the floor, and 'headroom taken' = (pooled over-gen - method) "
                          "/ (pooled over-gen - floor)")
     ap.add_argument("--g", default="acc", choices=("acc", "acc-int", "acc2", "acc2-int"),
                     help="the objective and the reported accuracy: first-order (acc) or second-order (acc2) questions, "
                          "-int: interesting ones only")
-    ap.add_argument("--refine", type=float, default=None,
+    ap.add_argument("--refine", type=_number(float, 0, 1), default=None,
                     help="improved A*: share of the budget for refinement (default: SearchConfig's)")
-    ap.add_argument("--max-similarity", type=float, default=DEFAULT_MAX_SIMILARITY,
+    ap.add_argument("--max-similarity", type=_number(float, 0, 1), default=DEFAULT_MAX_SIMILARITY,
                     help="cap on the shape similarity of two kept stories of a setting (1 = no cap)")
-    ap.add_argument("--width", type=int, default=4, help="improved A*: nodes expanded per round (expand_width)")
+    ap.add_argument("--width", type=_number(int, 1), default=4, help="improved A*: nodes expanded per round (expand_width)")
     ap.add_argument("--per-setting", action="store_true", help="also print each setting's mean accuracy per method")
     ap.add_argument("--transfer-to", default="recency,primacy,random",
                     help="offline baselines that answer the stories found against each target (the target itself "
@@ -227,8 +247,8 @@ def main() -> None:
     ap.add_argument("--no-transfer", action="store_true", help="skip asking the other targets (transfer column)")
     ap.add_argument("--no-latency", action="store_true", help="skip the wall-time table")
     ap.add_argument("--latency-only", action="store_true")
-    ap.add_argument("--latency", type=float, default=0.2)
-    ap.add_argument("--connections", type=int, default=16)
+    ap.add_argument("--latency", type=_number(float, 0), default=0.2)
+    ap.add_argument("--connections", type=_number(int, 1), default=16)
     args = ap.parse_args()
     methods = _split_methods(args.methods)
     console = Console(width=160)
@@ -237,9 +257,6 @@ def main() -> None:
     if not settings:
         ap.error(f"no setting of story types {types}")
     contexts = load_context_bank()
-
-    if args.repeats < 1:
-        ap.error("--repeats must be at least 1")
 
     def run(target, label, budget=args.budget, seed=args.seed):
         method, mode, scope, refine, prune, screen = METHODS[label]

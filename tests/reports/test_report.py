@@ -11,8 +11,8 @@ from inspect_ai.scorer import match
 from inspect_ai.solver import generate
 
 from tombench.cli import main
+from tombench.intervals import wilson_interval
 from tombench.reports import by_people_and_moves, interesting_table, load_records, per_action_set_table, transfer_matrix
-from tombench.reports._tables import wilson_interval
 
 # (target, action_set, asymmetric, interesting, order, people, moves, search method, model answer)
 ROWS = [

@@ -55,7 +55,7 @@ from tombench.dsl import (
     rollout,
     setting_context,
 )
-from tombench.generators.diversity import DEFAULT_MAX_SIMILARITY, select_distinct, story_shape
+from tombench.generators.diversity import DEFAULT_MAX_SIMILARITY, select_distinct, shape_similarity, story_shape
 
 __all__ = [
     "Answerer",
@@ -353,26 +353,27 @@ class Evaluator:
 
     async def evaluate_pruned(self, stories: Sequence[Story], rng: random.Random,
                               threshold: float | None | Sequence[float | None],
-                              give_up: float = 0.0) -> list[NodeEval]:
+                              give_up: float = 0.0, rates: Rates | None = None) -> list[NodeEval]:
         """Like `evaluate_many`, but stop asking a story's questions once its g is sure to be >= its threshold.
 
         Why: refinement keeps only stories harder than the kept story they would replace, and most children are not;
         a child of n questions is out as soon as ceil(threshold x n) answers are right, whatever the rest. Each step
         asks just enough questions to reach that count if all were right (so a hopeless child costs the fewest
         calls, in few round trips), likeliest-right first by this target's record on the trace so far
-        (`_right_rates`). A pruned node records the questions asked, g = right answers / n (a lower bound) and
+        (`Rates`). A pruned node records the questions asked, g = right answers / n (a lower bound) and
         `pruned`; it spends its unit but is never a goal. `threshold`: one for the batch or one per story; None
         asks everything, as `evaluate_many`. `give_up` > 0 also stops a story between steps once the chance that it
         still beats its threshold, per call it would still need, is below `give_up` (`_worth_going_on`; refinement
         passes what the next child in line would give per call): a partly asked story whose remaining questions
         would all have to be wrong is likelier to pay off as another story. Thresholds, `give_up` and the rates are
         fixed for the batch and the order depends only on the trace before it, so the calls made depend on the
-        responses, never on the order they arrive in.
+        responses, never on the order they arrive in. `rates`: this target's rates on the current trace, when the
+        caller already has them.
         """
         limits = list(threshold) if isinstance(threshold, Sequence) else [threshold] * len(stories)
         if len(limits) != len(stories):
             raise ValueError(f"{len(limits)} thresholds for {len(stories)} stories")
-        rates = _right_rates(self.trace)
+        rates = rates if rates is not None else Rates(self.trace)
         pending: list[tuple[Story, list[Question], float | None]] = []
         for s, limit in zip(stories, limits, strict=True):
             qs, _ = self.plan(s)
@@ -508,10 +509,6 @@ class Rates:
         return default if c is None else (c[0] + 1) / (c[1] + 2)
 
 
-def _right_rates(trace: Sequence[NodeEval]) -> Rates:
-    return Rates(trace)
-
-
 def _right_counts(story: Story, qs: Sequence[Question], rates: Rates) -> list[float]:
     """The chance of each count of right answers to `qs` (index k: k right), each question right with its key's
     rate, independently (Poisson-binomial)."""
@@ -539,23 +536,25 @@ def _p_harder(story: Story, qs: Sequence[Question], rates: Rates, bar: float | N
     return sum(_right_counts(story, qs, rates)[:need])
 
 
+def _calls_until(story: Story, qs: Sequence[Question], rates: Rates, right: int) -> float:
+    """About how many of `qs` pruning asks before `right` right answers (at this target's mean rate on them), at
+    most all of them."""
+    p = sum(rates.get(_qkey(q, story)) for q in qs) / len(qs)
+    return float(min(len(qs), max(right, 1) / max(p, 1e-3)))
+
+
 def _worth_going_on(story: Story, rest: Sequence[Question], rates: Rates, room: int) -> float:
     """The chance per expected call that a partly asked story still beats its bar: fewer than `room` of the
-    questions `rest` right (`_right_counts`), over the calls pruning would still make (as `_expected_calls`)."""
-    mean = sum(rates.get(_qkey(q, story)) for q in rest) / len(rest)
-    calls = min(len(rest), room / max(mean, 1e-3))
-    return sum(_right_counts(story, rest, rates)[:room]) / max(calls, 1.0)
+    questions `rest` right (`_right_counts`), over the calls pruning would still make (`_calls_until`)."""
+    return sum(_right_counts(story, rest, rates)[:room]) / max(_calls_until(story, rest, rates, room), 1.0)
 
 
 def _expected_calls(story: Story, qs: Sequence[Question], rates: Rates, bar: float | None) -> float:
-    """About how many of `qs` pruning will ask: until ceil(bar x n) right answers (at this target's mean rate), at
-    most all of them."""
+    """About how many of `qs` pruning will ask: until ceil(bar x n) right answers, at most all of them."""
     n = len(qs)
     if not n or bar is None:
         return float(n)
-    need = math.ceil(bar * n - 1e-9)
-    p = sum(rates.get(_qkey(q, story)) for q in qs) / n
-    return float(min(n, max(need, 1) / max(p, 1e-3)))
+    return _calls_until(story, qs, rates, math.ceil(bar * n - 1e-9))
 
 
 def _qdict(q: Question) -> dict[str, Any]:
@@ -690,13 +689,12 @@ class _Kept:
         self.worst = max((x.g for x in self.goals), default=None)
         # contexts whose slot can still get harder: no kept story yet, or one the target did not get all wrong
         self.open = [c for c in contexts if not self.distinct or c not in self.by_ctx or self.by_ctx[c].g > 0]
-        self.cap = config.max_similarity
         self._shapes = [(self.ctx_of[x.index], shape_of(x)) for x in self.goals]
         # how alike each kept story is to the others: a tie that is less alike may replace it
         self._close = [self._closeness(c, sh, skip=i) for i, (c, sh) in enumerate(self._shapes)]
 
     def _closeness(self, ctx: str, sh: frozenset[str], skip: int = -1) -> float:
-        return max((len(sh & k) / len(sh | k) for i, (other, k) in enumerate(self._shapes)
+        return max((shape_similarity(sh, k) for i, (other, k) in enumerate(self._shapes)
                     if i != skip and (other != ctx or not self.distinct)), default=0.0)
 
     def closeness(self, story: Story) -> float:
@@ -768,7 +766,7 @@ async def _refine(roots: Sequence[Story], cond: Conditions, ev: Evaluator, confi
         want = 4 * width
         pool: list[tuple[Story, int, float, float | None, float]] = []  # (child, cost, -promise, bar, value/call)
         texts: set[str] = set()
-        rates = _right_rates(ev.trace)
+        rates = Rates(ev.trace)
         while len(pool) < config.screen * want and misses < REFINE_PATIENCE:
             # once every kept story is at 0 only diversity can improve, and edits are near copies: fresh stories only
             parents = [] if done else kept.parents(ev, rng)
@@ -814,7 +812,7 @@ async def _refine(roots: Sequence[Story], cond: Conditions, ev: Evaluator, confi
         # (the best one drawn and not asked): the budget goes where a kept story is likeliest to get harder
         give_up = REFINE_GIVE_UP * pool[order[len(batch)]][4] if len(order) > len(batch) else 0.0
         before = ev.used
-        await ev.evaluate_pruned(batch, rng, limits, give_up)
+        await ev.evaluate_pruned(batch, rng, limits, give_up, rates)  # nothing was asked since `rates`
         if ev.used == before:
             misses += len(batch)  # every child pruned before its first question: count them as fruitless draws
 

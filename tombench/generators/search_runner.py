@@ -225,11 +225,13 @@ def _picks(res: SearchResult, run: RunConfig) -> list[tuple[Story, NodeEval]]:
     return res.goals[:1]
 
 
-def select_kept(candidates: Sequence[dict[str, Any]], run: RunConfig) -> list[dict[str, Any]]:
+def select_kept(candidates: Sequence[dict[str, Any]], run: RunConfig,
+                shapes: dict[str, frozenset[str]] | None = None) -> list[dict[str, Any]]:
     """A setting's kept stories from its candidate records: the N hardest, distinct (`select_distinct`).
 
     Hardest: lowest g, then more interesting questions, then the earlier attempt and rank; a story offered twice
-    (two searches found the same story: same content digest) counts once.
+    (two searches found the same story: same content digest) counts once. `shapes`: a cache of shapes by record id,
+    kept by a caller that selects again as candidates come in.
     """
     def key(r: dict[str, Any]) -> tuple:
         return r["g"], -sum(1 for q in r["answers"] if q.get("interesting")), r["attempt"], r.get("rank", 0)
@@ -237,7 +239,7 @@ def select_kept(candidates: Sequence[dict[str, Any]], run: RunConfig) -> list[di
     unique: dict[str, dict[str, Any]] = {}
     for r in sorted(candidates, key=key):
         unique.setdefault(_record_digest(r), r)
-    shapes: dict[str, frozenset[str]] = {}
+    shapes = {} if shapes is None else shapes
 
     def shape_of(r: dict[str, Any]) -> frozenset[str]:
         if r["id"] not in shapes:
@@ -378,6 +380,7 @@ async def search_setting(
     candidates: list[dict[str, Any]] = []
     kept: list[dict[str, Any]] = []
     spends: list[int] = []  # what the searches of this run spent, in order
+    shapes: dict[str, frozenset[str]] = {}  # candidates' shapes: kept is selected again after every search
 
     def cost(rec: dict[str, Any]) -> int:
         return rec["model_calls"] if calls else rec["spent"]
@@ -420,7 +423,7 @@ async def search_setting(
         prog.model_calls += rec["model_calls"]
         used += cost(rec)
         candidates += rec.get("stories", [])
-        kept = select_kept(candidates, run)
+        kept = select_kept(candidates, run, shapes)
         prog.candidates = len(candidates)
         prog.found = [r["g"] for r in kept]
         idle = idle + 1 if rec["spent"] == 0 else 0

@@ -26,7 +26,8 @@ from tombench.intervals import wilson_interval
 from tombench.reports._load import SampleRecord
 
 __all__ = ["Cell", "ReportTable", "exploretom_records", "per_action_set_table", "interesting_table",
-           "by_people_and_moves", "transfer_matrix", "wilson_interval"]
+           "by_people_and_moves", "transfer_matrix"]
+
 
 @dataclass(frozen=True)
 class Cell:
