@@ -68,6 +68,24 @@ def test_push_then_load_dataset_returns_the_rows(hub, logs, tmp_path):
     assert sorted(r.submission_id for r in fetch_rows(repo, token=TOKEN, endpoint=hub.url)) == sorted(loaded)
 
 
+def test_a_row_file_written_before_a_new_field_still_loads(hub, logs, tmp_path, monkeypatch):
+    """Fields are added at the end with defaults (`settings_total`): a Hub file written without one loads as null
+    beside new rows, through the card's declared features and through fetch_rows."""
+    repo = _repo()
+    new = row_from_log(logs["strong"])
+    old = replace(row_from_log(logs["weak"]), submission_id="old-row")
+    to_dict = ResultRow.to_dict
+    monkeypatch.setattr(ResultRow, "to_dict", lambda self: {k: v for k, v in to_dict(self).items()
+                                                            if k != "settings_total"})
+    push_rows([old], repo, token=TOKEN, endpoint=hub.url)
+    assert b"settings_total" not in hub.files(repo)[result_path("old-row")]
+    monkeypatch.setattr(ResultRow, "to_dict", to_dict)
+    push_rows([new], repo, token=TOKEN, endpoint=hub.url)
+    table = {t["submission_id"]: t for t in _load_dataset(hub, tmp_path, repo)}
+    assert set(table) == {"old-row", new.submission_id} and table["old-row"]["settings_total"] is None
+    assert {r.submission_id for r in fetch_rows(repo, token=TOKEN, endpoint=hub.url)} == set(table)
+
+
 def test_repushing_the_same_log_adds_nothing(hub, logs):
     repo = _repo()
     row = row_from_log(logs["weak"])

@@ -121,6 +121,19 @@ def test_terminal_table_shows_ranks_ci_and_breakdowns():
     assert "1: 40.0 n=30" in text  # a group logged without an interval says so by having none
 
 
+def test_settings_filled_carries_a_wilson_interval_over_the_settings():
+    """A share of 8 settings is shown with its interval, honest at 0% and 100%; an older row without the count says
+    it has none."""
+    console = Console(record=True, width=300)
+    console.print(render([row("org/all", 0.9, settings_filled=1.0, settings_total=8, model_calls=40),
+                          row("org/none", 0.6, settings_filled=0.0, settings_total=8, model_calls=40),
+                          row("org/old", 0.5, settings_filled=0.5, model_calls=40)], "terminal"))
+    text = console.export_text()
+    assert "100.0 [67.6–100.0] of 8" in text and "0.0 [0.0–32.4] of 8" in text
+    md = render([row("org/old", 0.5, settings_filled=0.5, model_calls=40)], "markdown")
+    assert "| 50.0 |" in md
+
+
 def test_markdown_escapes_table_syntax():
     md = render([row("evil|model", 0.5, notes="x")], "markdown")
     assert "evil\\|model" in md and "| 1 |" in md.replace("| =1 |", "| 1 |")

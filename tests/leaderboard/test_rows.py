@@ -41,7 +41,7 @@ def test_row_reads_scores_breakdowns_and_provenance(logs):
     assert json.loads(row.task_args) == {"dataset_revision": row.dataset_revision, "live": False}
     assert row.model_size_b == 1.5 and row.open_weights is None  # mockllm: unknown
     assert row.eval_id and row.run_id and row.submission_id.startswith(row.created_at[:4])
-    assert row.settings_filled is None and row.model_calls is None
+    assert row.settings_filled is None and row.model_calls is None and row.settings_total is None
 
 
 def test_config_hash_separates_settings_not_reruns(logs):
@@ -170,6 +170,7 @@ def test_live_task_metrics_and_errored_samples(tmp_path):
     assert (row.samples_total, row.samples_errored) == (6, 1)
     assert row.samples_completed == 5 and row.accuracy == pytest.approx(3 / 5)
     assert row.settings_filled == pytest.approx(3 / 5)  # samples 0, 2, 4 of the 5 scored are `filled`
+    assert row.settings_total == 5  # the task's `settings` metadata: the interval's n
     assert row.model_calls == 35
     assert json.loads(row.task_args)["live"] is True
 

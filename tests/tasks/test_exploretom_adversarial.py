@@ -52,6 +52,23 @@ def test_oracle_is_never_fooled(tmp_path):
     assert all(s.metadata.get("tombench_kind") == "search" for s in log.samples)
 
 
+def _outcome(setting: str, value: float):
+    from inspect_ai.scorer import SampleScore, Score
+
+    return SampleScore(score=Score(value=value), sample_metadata={"setting_id": setting})
+
+
+def test_a_setting_is_filled_only_with_all_its_stories():
+    """Issue #20: the paper's fill. Paper mode scores one sample per story slot (1/0), improved mode one per setting
+    (the share of its N stories kept); a setting with some but not all of its stories is not filled."""
+    from tombench.tasks.exploretom_adversarial import settings_filled
+
+    paper = [_outcome("a", 1), _outcome("a", 0), _outcome("b", 1), _outcome("b", 1), _outcome("c", 0)]
+    assert settings_filled()(paper) == pytest.approx(1 / 3)
+    improved = [_outcome("a", 0.4), _outcome("b", 1.0), _outcome("c", 0.0), _outcome("d", 1.0)]
+    assert settings_filled()(improved) == pytest.approx(2 / 4)
+
+
 @pytest.mark.parametrize(
     "kwargs, match",
     [
@@ -142,6 +159,10 @@ def test_improved_mode_runs_the_measured_per_setting_search(tmp_path):
     questions = [s for s in log.samples if s.metadata.get("tombench_kind") == "question"]
     assert {q.metadata["story_id"] for q in questions} == {x["id"] for x in summary["stories"]}
     assert all(q.metadata["search_method"] == "astar-improved" for q in questions)
+    # the search sample scores the share of its 2 stories kept; filled means both, as `tombench search` counts it
+    outcome = _metrics(log, "search_outcome")
+    assert searches[0].scores["search_outcome"].value == len(summary["stories"]) / 2 == outcome["mean"]
+    assert outcome["settings_filled"] == (len(summary["stories"]) == 2)
 
     async def recency(prompts):
         return [answer("recency", p.user) for p in prompts]

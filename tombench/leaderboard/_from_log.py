@@ -262,6 +262,7 @@ def row_from_log(path: str | Path, overrides: RowOverrides | None = None) -> Res
         output_tokens=sum(u.output_tokens for u in usage),
         total_tokens=sum(u.total_tokens for u in usage),
         settings_filled=float(settings_filled) if settings_filled is not None else None,
+        settings_total=int(meta["settings"]) if settings_filled is not None and meta.get("settings") else None,
         model_calls=int(model_calls) if model_calls is not None else None,
         eval_id=spec.eval_id,
         run_id=spec.run_id,

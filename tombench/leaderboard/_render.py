@@ -168,6 +168,20 @@ def _ci_text(low: float | None, high: float | None) -> str:
     return "no CI" if low is None or high is None else f"{_pct(low)}–{_pct(high)}"
 
 
+def _filled_cell(row: ResultRow) -> Cell:
+    """Settings filled with a Wilson interval over the settings searched (rows before `settings_total`: no CI)."""
+    calls = f"; model calls: {row.model_calls}" if row.model_calls is not None else ""
+    if row.settings_filled is None:
+        return Cell("–", None, calls.removeprefix("; "))
+    if not row.settings_total:
+        return Cell(_pct(row.settings_filled), row.settings_filled, f"no CI (number of settings not recorded){calls}")
+    n = row.settings_total
+    low, high = wilson(row.settings_filled, n)
+    return Cell(f"{_pct(row.settings_filled)} [{_ci_text(low, high)}] of {n}", row.settings_filled,
+                f"{round(row.settings_filled * n)} of {n} settings filled (all requested stories found); "
+                f"95% Wilson CI {_ci_text(low, high)}{calls}")
+
+
 def _paired_cell(p: Paired | None, nxt: ResultRow | None) -> Cell:
     if nxt is None:
         return Cell("", None)
@@ -210,8 +224,7 @@ def _cells(row: ResultRow, rank: int, shared: bool, breakdown_cols: list[Column]
             cells[col.key] = Cell(f"{_pct(b.value)}{ci}{n}", b.value,
                                   f"95% CI {_ci_text(b.ci_low, b.ci_high)}; logged stderr {_pct(b.stderr)}{n}"
                                   + (f"; {b.stories} stories" if b.stories is not None else ""))
-    cells["filled"] = Cell(_pct(row.settings_filled), row.settings_filled,
-                           f"model calls: {row.model_calls}" if row.model_calls is not None else "")
+    cells["filled"] = _filled_cell(row)
     cells["tokens"] = Cell(f"{row.total_tokens:,}", row.total_tokens,
                            f"input {row.input_tokens:,}; output {row.output_tokens:,}")
     settings = _settings(row)

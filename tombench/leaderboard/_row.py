@@ -129,6 +129,8 @@ class ResultRow:
     run_config: str = "{}"  # canonical JSON of every run-shaping setting (what `config_hash` hashes)
     model_roles: str = "{}"  # canonical JSON {role: model}
     other_metrics: list[MetricValue] = field(default_factory=list)
+    #: the live adversarial task: how many settings `settings_filled` is a share of (its interval needs it)
+    settings_total: int | None = None
 
     # --- (de)serialisation -----------------------------------------------------------------------------------------
     def to_dict(self) -> dict[str, Any]:

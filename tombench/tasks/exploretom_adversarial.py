@@ -14,7 +14,8 @@ target (Inspect's connection limits and response cache apply). When it finds a s
 question of that story becomes a scored sample of this task (`enqueue_sample`), answered by the model the paper's way
 and scored by `tom_answer`, with the action set, asymmetry, people, moves, order and interesting flags as metadata.
 The search trace is kept in the search sample's metadata. A search that finds nothing within its budget is not
-dropped: the `settings_filled` metric reports the share of settings where at least one story was found.
+dropped: `search_outcome` scores the share of the requested stories found, and its `settings_filled` metric the share
+of settings where all of them were (the paper's fill, as `tombench search` and `benchmarks/bench_search.py` count it).
 
 `mode=improved` is the mode `tombench search` and `benchmarks/bench_search.py` measure: one search sample per
 *setting* runs the runner's per-setting loop (`search_runner.search_setting`: the setting budget stories x budget,
@@ -150,6 +151,7 @@ def adversarial_solver(
         if config.mode == "improved":
             summary, kept = await _search_setting(md, setting, ctxs, inspect_answerer(model, cache=True), config,
                                                   seed, str(model))
+            summary["wanted"] = md["stories"]
             for story_id, story, rec in kept:
                 enqueue_sample(story_samples(story, story_id=story_id, setting=setting, orders=question_orders,
                                              extra={"generator_model": str(model), "tombench_kind": "question",
@@ -190,13 +192,18 @@ def adversarial_solver(
 
 @metric
 def settings_filled() -> Metric:
-    """Share of settings where at least one search found a story the model got wrong."""
+    """Share of settings where the search found every requested story (N stories the model got wrong).
+
+    The paper's fill, and the one `tombench search` prints: a setting with 2 of 5 stories is not filled. Paper mode
+    has one search sample per story slot (filled: all of them found one); improved mode one per setting (filled: its
+    score, the share of its N stories kept, is 1). Before task version 0.2.0 a setting counted as filled with one story.
+    """
 
     def compute(scores: list[SampleScore]) -> float:
         by_setting: dict[str, bool] = {}
         for s in scores:
             sid = (s.sample_metadata or {}).get("setting_id", "")
-            by_setting[sid] = by_setting.get(sid, False) or s.score.as_float() > 0
+            by_setting[sid] = by_setting.get(sid, True) and s.score.as_float() >= 1
         return sum(by_setting.values()) / len(by_setting) if by_setting else float("nan")
 
     return compute
@@ -214,14 +221,18 @@ def model_calls() -> Metric:
 
 @scorer(metrics=[settings_filled(), mean(), model_calls()])
 def search_outcome() -> Scorer:
-    """1 when a search sample found a story, 0 when it did not; question samples are unscored here (NaN)."""
+    """The share of a search sample's requested stories found: 1/0 in paper mode (one story per sample), kept/N in
+    improved mode (one sample per setting). Its mean is the share of story slots filled in both modes; question
+    samples are unscored here (NaN)."""
 
     async def score(state: TaskState, target: Target) -> Score:
         s = state.metadata.get("search")
         if state.metadata.get("tombench_kind") != SEARCH_KIND or s is None:
             return Score(value=math.nan)
-        return Score(value=1.0 if s["found"] else 0.0, answer=s.get("text"),
-                     explanation=f"g={s['g']}, {s['nodes_evaluated']} nodes, {s['model_calls']} model calls",
+        value = len(s["stories"]) / s["wanted"] if "wanted" in s else float(s["found"])
+        return Score(value=value, answer=s.get("text"),
+                     explanation=(f"{len(s['stories'])} of {s['wanted']} stories, " if "wanted" in s else "")
+                     + f"g={s['g']}, {s['nodes_evaluated']} nodes, {s['model_calls']} model calls",
                      metadata={"model_calls": s["model_calls"], "nodes_evaluated": s["nodes_evaluated"]})
 
     return score
@@ -315,5 +326,5 @@ def exploretom_adversarial(
         scorer=[adversarial_answer(check=check_mode), search_outcome()],
         config=TOM_CONFIG,
         metadata={"benchmark": "exploretom", "live_adversarial": True, "settings": len(settings)},
-        version="0.1.0",
+        version="0.2.0",  # 0.2.0: settings_filled counts all N stories (was: at least one)
     )
