@@ -16,8 +16,8 @@ than `--max-similarity` (tombench.generators.diversity). Reported per method:
   and the share of the headroom to the floor it takes (floor: per setting, the hardest kept set of every run,
   over-generation with `--floor-mult` x the budget included; with `--repeats`, each method's mean over its runs);
 * `--repeats R`: each method runs R times on the same settings with other run seeds (other slot contexts and
-  draws); the table shows means and the mean accuracy's standard error (one run's kept set is partly luck: against
-  the random target a setting's mean moves by 0.03-0.05 between seeds);
+  draws); the table shows means and the standard errors of the mean accuracy and shape similarity (one run's kept
+  set is partly luck: against the random target a setting's mean moves by 0.03-0.05 between seeds);
 * fill: share of settings with all N stories;
 * diversity: mean pairwise sentence Jaccard of each setting's kept stories (the issue's measure: stories in
   different contexts share no sentence) and mean pairwise *shape* similarity (names replaced by roles, so renaming
@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import math
 import random
 import statistics
 import tempfile
@@ -157,6 +158,8 @@ def merge_runs(runs: list[dict]) -> dict:
         out[key] = round(statistics.mean(r[key] for r in runs))
     out["wall"] = statistics.mean(r["wall"] for r in runs)
     out["acc_se"] = statistics.stdev(r["acc"] for r in runs) / len(runs) ** 0.5
+    sims = [r["shape_similarity"] for r in runs if not math.isnan(r["shape_similarity"])]
+    out["shape_similarity_se"] = statistics.stdev(sims) / len(sims) ** 0.5 if len(sims) > 1 else float("nan")
     out["per_setting"] = {k: statistics.mean(r["per_setting"][k] for r in runs) for k in runs[0]["per_setting"]}
     out["per_setting_sim"] = {k: statistics.mean(v) for k in runs[0]["per_setting"]
                               if (v := [r["per_setting_sim"][k] for r in runs if k in r["per_setting_sim"]])}
@@ -304,8 +307,10 @@ def main() -> None:
                 if others and not args.no_transfer:
                     tr = " / ".join(f"{transfer_accuracy(r['kept'], t, args.g):.3f}" for _, t in others)
                 acc = f"{r['acc']:.3f}" + (f" ± {r['acc_se']:.3f}" if "acc_se" in r else "")
+                shape = f"{r['shape_similarity']:.3f}" + (f" ± {r['shape_similarity_se']:.3f}"
+                                                          if "shape_similarity_se" in r else "")
                 table.add_row(name, label, acc, gain, taken, f"{r['fill']:.0%}", fill_f,
-                              f"{r['sentence_jaccard']:.2f}", f"{r['shape_similarity']:.2f}", f"{r['contexts']:.1f}",
+                              f"{r['sentence_jaccard']:.2f}", shape, f"{r['contexts']:.1f}",
                               tr, f"{r['length']:.1f}", str(r["calls"]), f"{r['wall']:.1f}")
             if others and not args.no_transfer:
                 console.print(f"{name}: transfer acc = accuracy of {' / '.join(n for n, _ in others)} on the stories "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import random
 
 from tombench.dsl import DEFAULT_CONTEXT, Setting, Story, parse_structure, random_story
@@ -87,3 +88,38 @@ def test_select_distinct_leaves_out_a_hard_story_that_keeps_two_others_out():
     # without h among the candidates the same set is kept
     assert [x[0] for x in select_distinct(items[1:], 3, context_of=lambda x: x[1], shape_of=lambda x: x[2],
                                           g_of=lambda x: x[3])] == ["p", "q", "e1"]
+
+
+def test_select_distinct_swaps_a_kept_story_for_an_equally_hard_less_alike_one():
+    # five stories at accuracy 0, each in a context of its own. Greedy keeps the first, then the ones least like the
+    # kept ones: h, b, c (b and h share one letter of five: 0.2). d is as hard and like neither b nor c.
+    items = [("h", "A", frozenset("bcde"), 0.0), ("x", "B", frozenset("cde"), 0.0), ("b", "C", frozenset("eh"), 0.0),
+             ("c", "D", frozenset("ag"), 0.0), ("d", "E", frozenset("bdf"), 0.0), ("easy", "F", frozenset("z"), 0.5)]
+
+    def pick(swap: bool) -> list[str]:
+        return [x[0] for x in select_distinct(items, 3, context_of=lambda x: x[1], shape_of=lambda x: x[2],
+                                              g_of=lambda x: x[3], swap=swap)]
+
+    assert pick(swap=False) == ["h", "b", "c"]
+    assert pick(swap=True) == ["b", "c", "d"]  # summed likeness 0.2 -> 0, accuracy the same; never the easy one
+
+
+def test_swaps_keep_accuracy_contexts_and_the_cap():
+    """On random candidate pools: the swapped set is as hard, has as many contexts, stays within the cap and is never
+    more alike than the set without swaps."""
+    rng = random.Random(7)
+    for _ in range(300):
+        items = [(i, f"c{rng.randint(0, 3)}", frozenset(rng.sample("abcdefghij", rng.randint(2, 5))),
+                  rng.choice((0.0, 0.0, 0.25, 0.5))) for i in range(rng.randint(3, 12))]
+        items.sort(key=lambda x: x[3])
+        kw = {"context_of": lambda x: x[1], "shape_of": lambda x: x[2], "g_of": lambda x: x[3],
+              "max_similarity": 0.5}
+        plain, swapped = select_distinct(items, 4, swap=False, **kw), select_distinct(items, 4, **kw)
+        assert sorted(x[3] for x in swapped) == sorted(x[3] for x in plain)
+        assert len({x[1] for x in swapped}) >= len({x[1] for x in plain})
+        assert all(shape_similarity(a[2], b[2]) <= 0.5 for a, b in itertools.combinations(swapped, 2))
+
+        def alike(sel: list) -> float:
+            return sum(shape_similarity(a[2], b[2]) for a, b in itertools.combinations(sel, 2))
+
+        assert alike(swapped) <= alike(plain) + 1e-9
