@@ -52,10 +52,11 @@ def test_oracle_is_never_fooled(tmp_path):
     assert all(s.metadata.get("tombench_kind") == "search" for s in log.samples)
 
 
-def _outcome(setting: str, value: float):
+def _outcome(setting: str, value: float, searches: int | None = None):
     from inspect_ai.scorer import SampleScore, Score
 
-    return SampleScore(score=Score(value=value), sample_metadata={"setting_id": setting})
+    md = {"setting_id": setting} | ({} if searches is None else {"setting_searches": searches})
+    return SampleScore(score=Score(value=value), sample_metadata=md)
 
 
 def test_a_setting_is_filled_only_with_all_its_stories():
@@ -67,6 +68,9 @@ def test_a_setting_is_filled_only_with_all_its_stories():
     assert settings_filled()(paper) == pytest.approx(1 / 3)
     improved = [_outcome("a", 0.4), _outcome("b", 1.0), _outcome("c", 0.0), _outcome("d", 1.0)]
     assert settings_filled()(improved) == pytest.approx(2 / 4)
+    # a search sample that errored has no score: with 2 searches per setting, one found story does not fill it
+    errored = [_outcome("a", 1, searches=2), _outcome("b", 1, searches=2), _outcome("b", 1, searches=2)]
+    assert settings_filled()(errored) == pytest.approx(1 / 2)
 
 
 @pytest.mark.parametrize(

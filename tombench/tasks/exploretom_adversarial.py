@@ -89,6 +89,7 @@ def search_samples(settings: Sequence[Setting], stories_per_setting: int, seed: 
                     "people": s.people, "moves": s.moves, "rooms": s.rooms, "attempt": i,
                     "seed": derive_seed(seed, s.story_type, s.people, s.moves, i),
                     "setting_index": j, "stories": stories_per_setting if per_setting else 1,
+                    "setting_searches": 1 if per_setting else stories_per_setting,
                 },
             ))
     return out
@@ -110,7 +111,7 @@ async def _search_setting(md: dict[str, Any], setting: Setting, ctxs: Sequence[A
     summary: dict[str, Any] = {
         "found": bool(kept), "g": first["g"] if first else None, "h": first["h"] if first else None,
         "f": first["f"] if first else None, "nodes_evaluated": prog.spent, "model_calls": prog.model_calls,
-        "searches": prog.searches, "candidates": prog.candidates, "method": "astar-improved",
+        "searches": prog.searches, "candidates": prog.candidates, "method": "astar-improved", "wanted": n,
         "trace": [x for r in kept for x in r["search"]["trace"]],
         "stories": [{"id": r["id"], "g": r["g"], "text": r["text"], "story": r["story"], "context_id": r["context_id"],
                      "searched_answers": r["answers"]} for r in kept],
@@ -151,7 +152,6 @@ def adversarial_solver(
         if config.mode == "improved":
             summary, kept = await _search_setting(md, setting, ctxs, inspect_answerer(model, cache=True), config,
                                                   seed, str(model))
-            summary["wanted"] = md["stories"]
             for story_id, story, rec in kept:
                 enqueue_sample(story_samples(story, story_id=story_id, setting=setting, orders=question_orders,
                                              extra={"generator_model": str(model), "tombench_kind": "question",
@@ -200,11 +200,15 @@ def settings_filled() -> Metric:
     """
 
     def compute(scores: list[SampleScore]) -> float:
-        by_setting: dict[str, bool] = {}
+        full: dict[str, int] = {}  # search samples of the setting that found all they were asked for
+        wanted: dict[str, int] = {}
         for s in scores:
-            sid = (s.sample_metadata or {}).get("setting_id", "")
-            by_setting[sid] = by_setting.get(sid, True) and s.score.as_float() >= 1
-        return sum(by_setting.values()) / len(by_setting) if by_setting else float("nan")
+            md = s.sample_metadata or {}
+            sid = md.get("setting_id", "")
+            full[sid] = full.get(sid, 0) + (s.score.as_float() >= 1)
+            # a search sample that errored has no score: its setting is not filled (logs before 0.2.0: those seen)
+            wanted[sid] = md.get("setting_searches", wanted.get(sid, 0) + 1)
+        return sum(full[k] >= wanted[k] for k in full) / len(full) if full else float("nan")
 
     return compute
 
