@@ -368,6 +368,20 @@ def test_screen_chance_of_beating_the_bar_and_rates_with_backoff() -> None:
     assert _mention(text, "yes", ("box", "basket")) == "yes"
 
 
+def test_refinement_ranks_children_by_their_chance_per_call_before_their_likeness() -> None:
+    from tombench.generators.search import _promise
+
+    # late in a search against a target that guesses: 6 yes/no questions all wrong (1/64 in 2 calls) against
+    # 12 with at most one right (13/4096 in 4 calls); the likelier child is asked first even when it is more
+    # like the other kept stories (an added likeness penalty ranked these by likeness alone)
+    six, twelve = (1 / 64) / 2, (13 / 4096) / 4
+    assert _promise(six, 0.5, 0.6) < _promise(twelve, 0.1, 0.6)
+    # equally likely: the more different one first
+    assert _promise(six, 0.2, 0.6) < _promise(six, 0.5, 0.6)
+    # above the cap: after every child under it, however likely
+    assert _promise(twelve, 0.0, 0.6) < _promise(0.9, 0.7, 0.6)
+
+
 def test_a_child_is_given_up_once_going_on_pays_less_than_the_next_child() -> None:
     from tombench.generators.contexts import load_context_bank
     from tombench.generators.search import Evaluator, setting_contexts

@@ -658,9 +658,18 @@ def _drop_one(parent: Story, cond: Conditions, rng: random.Random) -> Story:
 #: worth asking when it is less alike the other kept stories (the selection takes the most different of equals)
 _TIE = 1e-6
 
-#: refinement: weight of a child's similarity to the other kept stories in its promise (`_refine`): between two
-#: children predicted equally hard, ask the more different one first
+#: refinement: how much a child's similarity to the other kept stories discounts its promise (`_refine`): between
+#: two children predicted equally hard, ask the more different one first. A discount (promise x (1 - weight x
+#: similarity)), not an added penalty: the chance per call is a few thousandths late in a search against a target
+#: that guesses, and an added 0.25 x similarity ranked the children by likeness alone there
 REFINE_DIVERSITY = 0.25
+
+
+def _promise(per_call: float, close: float, cap: float) -> float:
+    """A child's rank key in refinement (lower is asked first): its chance per call of beating its bar, discounted
+    by its likeness to the other contexts' kept stories (`REFINE_DIVERSITY`); children above the similarity cap
+    `cap` go after every other, since the selection could keep them only by dropping a kept story."""
+    return -per_call * (1.0 - REFINE_DIVERSITY * close) + (2.0 if close > cap else 0.0)
 
 
 class _Kept:
@@ -796,7 +805,7 @@ async def _refine(roots: Sequence[Story], cond: Conditions, ev: Evaluator, confi
             cost = ev.cost(child)
             misses = misses + 1 if cost == 0 else 0  # free stories (no questions, shortcut) cannot end the phase
             per_call = _p_harder(child, qs, rates, bar) / max(_expected_calls(child, qs, rates, bar), 1.0)
-            promise = (-per_call + REFINE_DIVERSITY * close + (2.0 if close > config.max_similarity else 0.0))
+            promise = _promise(per_call, close, config.max_similarity)
             pool.append((child, cost, promise, bar, per_call))
             texts.add(text)
         # ask the most promising draws first (predicted from this target's answers so far; draw order on ties)
