@@ -56,7 +56,7 @@ def _contexts(value: str) -> list:
               help="A* mode: 'paper' stops at the first wrong story; 'improved' spends the budget, keeps the hardest.")
 @click.option("--refine", type=click.FloatRange(0, 1), default=None,
               help="Improved mode: share of the budget spent refining the hardest stories found (0-1; default 1: "
-                   "three in four fresh random stories, the others suffix and one-action edits of the hardest; 0: A* "
+                   "fresh random stories mixed half and half with suffix and one-action edits of the hardest; 0: A* "
                    "frontier only).")
 @click.option("--prune/--no-prune", default=True, show_default=True,
               help="Improved mode with --budget-unit calls: stop asking a story's questions once it cannot beat the "
