@@ -89,10 +89,9 @@ REFINE_PARENTS = 3
 
 #: refinement: share of children that are fresh random stories rather than edits of the hardest goals. Edits alone
 #: get stuck around the first goals found (a local optimum: the hardest goals' neighbours are all as easy), fresh
-#: stories alone are over-generation. Half and half was best of 0, 0.25, 0.5 and 0.75 before children were screened;
-#: with the screen (and its likeness discount) choosing among the draws, three in four fresh is better against both
-#: a systematic and a guessing target (docs/search.md, "Why these pieces")
-REFINE_FRESH = 0.75
+#: stories alone are over-generation; half and half was best of 0, 0.25, 0.5 and 0.75 over 3 targets and 4 setting
+#: samples (docs/search.md, "Improved mode")
+REFINE_FRESH = 0.5
 
 #: refinement: draws per child asked. Drawing a story costs no model call, so each round draws this many times the
 #: children it asks and asks the most promising: the likeliest to beat the kept story they would replace, judged by
