@@ -15,6 +15,7 @@ import hashlib
 import json
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -225,6 +226,35 @@ def test_random_desired_story_skips_doomed_draws_without_changing_them(
     assert (fast is None) == (ref is None)
     assert fast is None or fast.to_dict() == ref.to_dict()
     assert fast_rng.getstate() == ref_rng.getstate()
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.sampled_from(STORY_TYPES), st.integers(2, 4), st.integers(2, 4), st.integers(0, 2**32), st.integers(0, 6))
+def test_rollout_skipping_doomed_draws_keeps_every_desired_story_and_draw(
+    story_type: str, people: int, moves: int, seed: int, prefix: int
+) -> None:
+    """`rollout(skip_doomed=True)` from a prefix (refinement's edits) consumes the random numbers of a full rollout
+    and gives the same story whenever that one is desired; otherwise a story that is not desired either."""
+    setting = Setting.make(story_type, people, moves)
+    cond = Conditions.of(setting)
+    start = random_story(DEFAULT_CONTEXT, setting, random.Random(seed), max_tries=20, desired=True)
+    if start is None:
+        return
+    start = Story(start.context, start.actions[: min(prefix, len(start.steps))])
+    fast_rng, ref_rng = random.Random(seed + 1), random.Random(seed + 1)
+    fast = rollout(start, cond, fast_rng, skip_doomed=True)
+    ref = _reference_rollout(start.copy(), cond, ref_rng)
+    assert fast_rng.getstate() == ref_rng.getstate()
+    if cond.is_desired(ref):
+        assert fast.to_dict() == ref.to_dict()
+    else:
+        assert not cond.is_desired(fast)
+
+
+def test_rollout_skips_doomed_draws_only_at_its_default_stop() -> None:
+    cond = Conditions.of(Setting.make("tomi", 2, 2))
+    with pytest.raises(ValueError, match="default stop"):
+        rollout(Story(DEFAULT_CONTEXT), cond, random.Random(0), stop=cond.structural, skip_doomed=True)
 
 
 # ---------------------------------------------------------------------------------------------------- golden digest

@@ -796,19 +796,27 @@ def rollout(
     stop: Callable[[Story], bool] | None = None,
     max_actions: int | None = None,
     copy: bool = True,
+    skip_doomed: bool = False,
 ) -> Story:
     """Extend (a copy of) `story` with random actions until `stop` (default: S), N, `max_actions` added actions,
-    or MAX_FAILED_STEPS consecutive failed steps."""
+    or MAX_FAILED_STEPS consecutive failed steps.
+
+    `skip_doomed` (default stop only): a drawn action that would make the story never-desired is not applied and
+    ends the rollout (see `_extend`), so such a story comes back one action short and still not desired; same
+    random numbers, same desired stories. For callers that keep only desired rollouts.
+    """
     s = story.copy() if copy else story
     if stop is None:
         finished = conditions.finished
+    elif skip_doomed:
+        raise ValueError("skip_doomed needs the default stop (S or N)")
     else:
         user_stop, never = stop, conditions.never_desired
 
         def finished(x: Story) -> bool:
             return user_stop(x) or never(x)
 
-    _extend(s, conditions, rng.random, finished, math.inf if max_actions is None else max_actions)
+    _extend(s, conditions, rng.random, finished, math.inf if max_actions is None else max_actions, skip_doomed)
     return s
 
 

@@ -17,6 +17,7 @@ a story already kept. The search's refinement and the runner's final choice use 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import statistics
 from collections.abc import Callable, Iterable, Sequence
@@ -43,33 +44,56 @@ def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / union if union else 1.0
 
 
+@functools.lru_cache(maxsize=256)
+def _kind_of_names(people: tuple[str, ...], rooms: tuple[str, ...], containers: tuple[str, ...],
+                   objects: tuple[str, ...], topics: tuple[str, ...]) -> dict[str, str]:
+    """Each context name's role letter; a name of two kinds takes the first (P, R, C, O, T order)."""
+    kind: dict[str, str] = {}
+    for letter, names in (("P", people), ("R", rooms), ("C", containers), ("O", objects), ("T", topics)):
+        for x in names:
+            kind.setdefault(x, letter)
+    return kind
+
+
+@functools.lru_cache(maxsize=64)
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
 def story_shape(story: Story) -> frozenset[str]:
-    """The story's actions with names replaced by roles in order of first mention (P1, R1, C1, O1, T1, S1 ...)."""
+    """The story's actions with names replaced by roles in order of first mention (P1, R1, C1, O1, T1, S1 ...).
+
+    Refinement computes the shape of every story it draws (its likeness to the kept stories), so the role of a
+    name is a dictionary lookup (`_kind_of_names`), not a scan of the context's name lists.
+    """
     ctx = story.context
-    kinds = (("P", ctx.people), ("R", ctx.rooms), ("C", ctx.containers), ("O", ctx.objects), ("T", ctx.topics))
+    kind_of = _kind_of_names(ctx.people, ctx.rooms, ctx.containers, ctx.objects, ctx.topics)
     roles: dict[tuple[str, str], str] = {}
     counts: dict[str, int] = {}
 
     def role(x: object) -> str:
-        if isinstance(x, Fact):
+        if isinstance(x, str):
+            key = (kind_of.get(x, "X"), x)
+        elif isinstance(x, Fact):
             return f"{role(x.entity)}.{x.prop}={role(x.value)}"
-        if isinstance(x, tuple):
+        elif isinstance(x, tuple):
             return "+".join(role(y) for y in x)
-        if isinstance(x, StateChange):
+        elif isinstance(x, StateChange):
             key = ("S", x.property)  # one role per state property: its values are what the story is about
         else:
-            key = next(((k, str(x)) for k, names in kinds if x in names), ("X", str(x)))
-        if key not in roles:
-            counts[key[0]] = counts.get(key[0], 0) + 1
-            roles[key] = f"{key[0]}{counts[key[0]]}"
-        return roles[key]
+            key = ("X", str(x))
+        r = roles.get(key)
+        if r is None:
+            n = counts[key[0]] = counts.get(key[0], 0) + 1
+            r = roles[key] = f"{key[0]}{n}"
+        return r
 
     def one(a: Action) -> str:
         parts = [a.type]
-        for f in dataclasses.fields(a):
-            v = getattr(a, f.name)
+        for name in _field_names(type(a)):
+            v = getattr(a, name)
             if v != ():
-                parts.append(f"{f.name}={role(v)}")
+                parts.append(f"{name}={role(v)}")
         return " ".join(parts)
 
     return frozenset(one(a) for a in story.actions)
@@ -133,8 +157,21 @@ def select_distinct(
         shapes: list[frozenset[str]] = []
         used: set[str] = set()
 
+        # closest(i) only grows as stories are kept: each candidate's maximum is brought up to date with the
+        # stories kept since it was last asked (the search builds its kept set anew every round, over hundreds of
+        # goals, so recomputing it against every kept shape each time was most of the selection's cost)
+        seen: dict[int, tuple[int, float]] = {}
+
         def closest(i: int) -> float:
-            return max((_jaccard(sh(i), other) for other in shapes), default=0.0)
+            done, best = seen.get(i, (0, 0.0))
+            if done < len(shapes):
+                si = sh(i)
+                for other in shapes[done:]:
+                    x = _jaccard(si, other)
+                    if x > best:
+                        best = x
+                seen[i] = (len(shapes), best)
+            return best
 
         for distinct_contexts in (True, False):
             i = 0

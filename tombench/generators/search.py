@@ -34,6 +34,7 @@ the search asks all questions of one node in one call, and the nodes it evaluate
 from __future__ import annotations
 
 import asyncio
+import functools
 import heapq
 import math
 import random
@@ -456,17 +457,26 @@ def _candidates(story: Story, q: Question) -> tuple[str, ...]:
     return ctx.rooms if q.answer_type == AnswerType.ROOM else ctx.containers
 
 
+@functools.lru_cache(maxsize=512)
+def _spans(text: str, candidates: tuple[str, ...]) -> dict[str, tuple[int, int]]:
+    """Where each candidate named in `text` is first and last named (as whole words); the unnamed are absent.
+
+    Cached: refinement asks for every question of every story it draws, and a story's questions share its text."""
+    spans = {}
+    for c in candidates:
+        hits = [m.start() for m in re.finditer(r"\b" + re.escape(c) + r"\b", text)]
+        if hits:
+            spans[c] = (hits[0], hits[-1])
+    return spans
+
+
 def _mention(text: str, answer: str, candidates: Sequence[str]) -> str | None:
     """Where the expected answer stands among the candidates the story names: "first" named, "last" named (by
     last mention), "both", "middle", None for fewer than two named candidates; a yes/no or knowledge answer is
     itself ("yes", "does not know about it"): models lean to one side of those."""
     if answer not in candidates:
         return answer
-    spans = {}
-    for c in candidates:
-        hits = [m.start() for m in re.finditer(r"\b" + re.escape(c) + r"\b", text)]
-        if hits:
-            spans[c] = (hits[0], hits[-1])
+    spans = _spans(text, tuple(candidates))
     if answer not in spans or len(spans) < 2:
         return None
     first = min(spans, key=lambda c: spans[c][0]) == answer
@@ -509,16 +519,30 @@ class Rates:
         return default if c is None else (c[0] + 1) / (c[1] + 2)
 
 
-def _right_counts(story: Story, qs: Sequence[Question], rates: Rates) -> list[float]:
-    """The chance of each count of right answers to `qs` (index k: k right), each question right with its key's
-    rate, independently (Poisson-binomial)."""
-    dist = [1.0] + [0.0] * len(qs)  # dist[k]: chance of k right answers so far
-    for i, q in enumerate(qs):
-        p = rates.get(_qkey(q, story))
+def _rates_of(story: Story, qs: Sequence[Question], rates: Rates) -> list[float]:
+    """This target's right-answer rate for each of `qs` (`Rates.get` of the question's key)."""
+    return [rates.get(_qkey(q, story)) for q in qs]
+
+
+def _counts_of(ps: Sequence[float]) -> list[float]:
+    """The chance of each count of right answers (index k: k right) to questions right with chances `ps`,
+    independently (Poisson-binomial)."""
+    dist = [1.0] + [0.0] * len(ps)  # dist[k]: chance of k right answers so far
+    for i, p in enumerate(ps):
         for k in range(i + 1, 0, -1):
             dist[k] = dist[k] * (1 - p) + dist[k - 1] * p
         dist[0] *= 1 - p
     return dist
+
+
+def _need(n: int, bar: float | None) -> int:
+    """Fewer right answers than this out of `n` put the accuracy below `bar` (None: below 1)."""
+    return n if bar is None else math.ceil(bar * n - 1e-9)
+
+
+def _p_below(ps: Sequence[float], bar: float | None) -> float:
+    """`_p_harder` from the questions' rates."""
+    return sum(_counts_of(ps)[:_need(len(ps), bar)]) if ps else 0.0
 
 
 def _p_harder(story: Story, qs: Sequence[Question], rates: Rates, bar: float | None) -> float:
@@ -529,32 +553,30 @@ def _p_harder(story: Story, qs: Sequence[Question], rates: Rates, bar: float | N
     Why a chance and not the expected accuracy: against a target that answers at random, a story of 2 container
     questions is as hard *on average* as one of 10, but far likelier to be missed entirely.
     """
-    n = len(qs)
-    if not n:
-        return 0.0
-    need = n if bar is None else math.ceil(bar * n - 1e-9)  # fewer right answers than this beat the bar
-    return sum(_right_counts(story, qs, rates)[:need])
+    return _p_below(_rates_of(story, qs, rates), bar)
 
 
-def _calls_until(story: Story, qs: Sequence[Question], rates: Rates, right: int) -> float:
-    """About how many of `qs` pruning asks before `right` right answers (at this target's mean rate on them), at
-    most all of them."""
-    p = sum(rates.get(_qkey(q, story)) for q in qs) / len(qs)
-    return float(min(len(qs), max(right, 1) / max(p, 1e-3)))
+def _calls_of(ps: Sequence[float], right: int) -> float:
+    """About how many of the questions (right with chances `ps`) pruning asks before `right` right answers (at
+    their mean rate), at most all of them."""
+    p = sum(ps) / len(ps)
+    return float(min(len(ps), max(right, 1) / max(p, 1e-3)))
 
 
 def _worth_going_on(story: Story, rest: Sequence[Question], rates: Rates, room: int) -> float:
     """The chance per expected call that a partly asked story still beats its bar: fewer than `room` of the
-    questions `rest` right (`_right_counts`), over the calls pruning would still make (`_calls_until`)."""
-    return sum(_right_counts(story, rest, rates)[:room]) / max(_calls_until(story, rest, rates, room), 1.0)
+    questions `rest` right (`_counts_of`), over the calls pruning would still make (`_calls_of`)."""
+    ps = _rates_of(story, rest, rates)
+    return sum(_counts_of(ps)[:room]) / max(_calls_of(ps, room), 1.0)
 
 
-def _expected_calls(story: Story, qs: Sequence[Question], rates: Rates, bar: float | None) -> float:
-    """About how many of `qs` pruning will ask: until ceil(bar x n) right answers, at most all of them."""
-    n = len(qs)
+def _expected_calls_of(ps: Sequence[float], bar: float | None) -> float:
+    """About how many of the questions (right with chances `ps`) pruning will ask: until ceil(bar x n) right
+    answers, at most all of them."""
+    n = len(ps)
     if not n or bar is None:
         return float(n)
-    return _calls_until(story, qs, rates, math.ceil(bar * n - 1e-9))
+    return _calls_of(ps, _need(n, bar))
 
 
 def _qdict(q: Question) -> dict[str, Any]:
@@ -792,7 +814,7 @@ async def _refine(roots: Sequence[Story], cond: Conditions, ev: Evaluator, confi
             else:
                 parent = rng.choice(parents)
                 child = Story(parent.context, parent.actions[: rng.randrange(len(parent.steps))])
-            child = rollout(child, cond, rng, copy=False)
+            child = rollout(child, cond, rng, copy=False, skip_doomed=True)  # only desired children are kept
             text = child.text
             if not cond.is_desired(child) or text in ev.cache or text in texts:
                 misses += 1
@@ -804,7 +826,8 @@ async def _refine(roots: Sequence[Story], cond: Conditions, ev: Evaluator, confi
                 continue
             cost = ev.cost(child)
             misses = misses + 1 if cost == 0 else 0  # free stories (no questions, shortcut) cannot end the phase
-            per_call = _p_harder(child, qs, rates, bar) / max(_expected_calls(child, qs, rates, bar), 1.0)
+            ps = _rates_of(child, qs, rates)  # each question's rate, once for both estimates
+            per_call = _p_below(ps, bar) / max(_expected_calls_of(ps, bar), 1.0)
             promise = _promise(per_call, close, config.max_similarity)
             pool.append((child, cost, promise, bar, per_call))
             texts.add(text)
