@@ -424,3 +424,40 @@ def test_a_child_is_given_up_once_going_on_pays_less_than_the_next_child() -> No
     asked, ev = scripted()
     (node,) = asyncio.run(ev.evaluate_pruned([story], random.Random(0), bar, give_up=0.0))
     assert len(asked) == n and not node.pruned
+
+
+def test_refinement_lets_other_searches_run_between_its_draws(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A round draws many children (CPU) before asking any; searches of other settings share the event loop, so
+    their answers must be handed back and their next questions sent between two draws, not after the round."""
+    import tombench.generators.search as search
+
+    ticks = 0
+    seen: list[int] = []
+    real_rollout = search.rollout
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(ticks)
+        return real_rollout(*args, **kwargs)
+
+    async def main() -> SearchResult:
+        nonlocal ticks
+        done = False
+
+        async def other() -> None:  # stands for another search's pending answers
+            nonlocal ticks
+            while not done:
+                ticks += 1
+                await asyncio.sleep(0)
+
+        task = asyncio.ensure_future(other())
+        config = SearchConfig(budget=60, lookahead=10, mode="improved", budget_unit="calls", keep=3)
+        r = await astar_search(Setting.make("tomi", 3, 2), DEFAULT_CONTEXT, Target("recency"), config, random.Random(3))
+        done = True
+        await task
+        return r
+
+    monkeypatch.setattr(search, "rollout", spy)
+    r = asyncio.run(main())
+    assert r.goals and len(seen) > 100
+    # the other task ran between every two draws
+    assert all(b > a for a, b in zip(seen, seen[1:], strict=False))

@@ -804,6 +804,9 @@ async def _refine(roots: Sequence[Story], cond: Conditions, ev: Evaluator, confi
         texts: set[str] = set()
         rates = Rates(ev.trace)
         while len(pool) < config.screen * want and misses < REFINE_PATIENCE:
+            # a round's draws take a while: let the event loop hand other searches' answers back and send their
+            # next questions between two draws (nothing of this search changes meanwhile: its questions are in)
+            await asyncio.sleep(0)
             # once every kept story is at 0 only diversity can improve, and edits are near copies: fresh stories only
             parents = [] if done else kept.parents(ev, rng)
             if not parents or (REFINE_FRESH and rng.random() < REFINE_FRESH):
