@@ -96,10 +96,11 @@ REFINE_FRESH = 0.5
 
 #: refinement: draws per child asked. Drawing a story costs no model call, so each round draws this many times the
 #: children it asks and asks the most promising: the likeliest to beat the kept story they would replace, judged by
-#: how often this target got each kind of question right so far (`_p_harder`). 8 against 4: kept stories at 0.222
-#: against 0.268 on 7 settings against recency, 0.139 against 0.146 on the random target's 4 open settings (3-4 run
-#: seeds each); 16 was better still against recency (0.191) but worse against random (0.156)
-REFINE_SCREEN = 8
+#: how often this target got each kind of question right so far (`_p_harder`). Against 8 (with the likeness
+#: discount): kept stories at 0.191 against 0.201 on 7 settings against recency (4 run seeds), 0.126 against 0.134
+#: on the random target's 4 open settings (12); 32 was better still (0.185, 0.112) but takes the CPU of a round
+#: past a slow model's latency (docs/search.md)
+REFINE_SCREEN = 16
 
 #: refinement: consecutive draws that gave no fresh paying story (a repeat, not desired, or free) before it stops
 REFINE_PATIENCE = 200
