@@ -345,7 +345,7 @@ def test_pruning_needs_a_call_budget_and_keep_is_validated() -> None:
 
 def test_screen_chance_of_beating_the_bar_and_rates_with_backoff() -> None:
     from tombench.dsl import Question
-    from tombench.generators.search import NodeEval, Rates, _mention, _p_harder
+    from tombench.generators.search import NodeEval, Rates, _mention, _p_harder, _rates_of
 
     story = parse_structure("Anne entered the kitchen. Anne moved the apple to the box, which is also located in the "
                             "kitchen. Anne moved the apple to the basket, which is also located in the kitchen.")
@@ -358,9 +358,9 @@ def test_screen_chance_of_beating_the_bar_and_rates_with_backoff() -> None:
     assert rates.get(("K1", False, False, "yes")) == 1 / 5  # a new flag combination backs off to kind and answer
     assert rates.get(("C1", False, False, "last")) == 0.5  # nothing known
     # Poisson-binomial: two questions right with chance 1/5 each
-    assert _p_harder(story, [q, q], rates, None) == pytest.approx(1 - 1 / 25)  # not both right
-    assert _p_harder(story, [q, q], rates, 0.5) == pytest.approx(16 / 25)  # none right (1 of 2 would tie 0.5)
-    assert _p_harder(story, [q, q], rates, 0.5 + 1e-6) == pytest.approx(1 - 1 / 25)  # ties allowed
+    assert _p_harder(_rates_of(story, [q, q], rates), None) == pytest.approx(1 - 1 / 25)  # not both right
+    assert _p_harder(_rates_of(story, [q, q], rates), 0.5) == pytest.approx(16 / 25)  # none right (1 of 2 would tie 0.5)
+    assert _p_harder(_rates_of(story, [q, q], rates), 0.5 + 1e-6) == pytest.approx(1 - 1 / 25)  # ties allowed
     text = story.text
     assert _mention(text, "basket", ("box", "basket", "bin")) == "last"
     assert _mention(text, "box", ("box", "basket", "bin")) == "first"

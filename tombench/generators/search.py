@@ -547,20 +547,16 @@ def _need(n: int, bar: float | None) -> int:
     return n if bar is None else math.ceil(bar * n - 1e-9)
 
 
-def _p_below(ps: Sequence[float], bar: float | None) -> float:
-    """`_p_harder` from the questions' rates."""
-    return sum(_counts_of(ps)[:_need(len(ps), bar)]) if ps else 0.0
-
-
-def _p_harder(story: Story, qs: Sequence[Question], rates: Rates, bar: float | None) -> float:
-    """The chance that this target's accuracy on `qs` is below `bar` (None: below 1, i.e. adversarial at all).
+def _p_harder(ps: Sequence[float], bar: float | None) -> float:
+    """The chance that this target's accuracy on questions right with chances `ps` (`_rates_of`) is below `bar`
+    (None: below 1, i.e. adversarial at all).
 
     Each question is right with its key's rate (`Rates`), independently: the count of right answers is
     Poisson-binomial, and the story beats the bar when fewer than ceil(bar x n) are right (the pruning count).
     Why a chance and not the expected accuracy: against a target that answers at random, a story of 2 container
     questions is as hard *on average* as one of 10, but far likelier to be missed entirely.
     """
-    return _p_below(_rates_of(story, qs, rates), bar)
+    return sum(_counts_of(ps)[:_need(len(ps), bar)]) if ps else 0.0
 
 
 def _calls_of(ps: Sequence[float], right: int) -> float:
@@ -840,7 +836,7 @@ async def _refine(roots: Sequence[Story], cond: Conditions, ev: Evaluator, confi
             cost = ev.cost(child)
             misses = misses + 1 if cost == 0 else 0  # free stories (no questions, shortcut) cannot end the phase
             ps = _rates_of(child, qs, rates)  # each question's rate, once for both estimates
-            per_call = _p_below(ps, bar) / max(_expected_calls_of(ps, bar), 1.0)
+            per_call = _p_harder(ps, bar) / max(_expected_calls_of(ps, bar), 1.0)
             promise = _promise(per_call, close, config.max_similarity)
             pool.append((child, cost, promise, bar, per_call))
             texts.add(text)
