@@ -48,7 +48,7 @@ def judge_verdicts(grader: Any, rows: list[dict], log_dir: str) -> dict[str, tup
     from inspect_ai.solver import Generate, TaskState, solver
 
     import tombench._registry  # noqa: F401
-    from tombench.scorers.tom import tom_answer
+    from tombench.scorers.story_questions import tom_answer
 
     @solver
     def stored_response():

@@ -22,7 +22,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from tombench.scorers.suites_fantom import closer_to_correct
+from tombench.scorers.suites.fantom import closer_to_correct
 
 ITEMS = Path(__file__).with_name("fantom_belief_paraphrases.json")
 KINDS = {"correct": True, "wrong": False, "paraphrase_correct": True, "paraphrase_wrong": False}
@@ -47,7 +47,7 @@ def main() -> None:
     items = load_items(args.data)
     rules = {"token F1": None}
     if args.embedding:
-        from tombench.scorers.suites_embedding import PACKAGED_MODEL, similarity
+        from tombench.scorers.suites.embedding import PACKAGED_MODEL, similarity
 
         rules[f"cosine {args.model or PACKAGED_MODEL}"] = similarity(args.model or PACKAGED_MODEL)
 

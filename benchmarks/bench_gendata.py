@@ -21,9 +21,9 @@ import tempfile
 from collections import Counter
 from pathlib import Path
 
-from tombench._format import percent
-from tombench.generators.export import FIG5_SHARES, ExportConfig, ExportError, collect_units, export_records
-from tombench.generators.infill import InfillConfig, infill_file, load_story_inputs
+from tombench.generators.exploretom.export import FIG5_SHARES, ExportConfig, ExportError, collect_units, export_records
+from tombench.generators.exploretom.infill import InfillConfig, infill_file, load_story_inputs
+from tombench.kit.format import percent
 
 
 def _rng(prompt: str, seen: Counter) -> random.Random:

@@ -19,7 +19,8 @@ from collections.abc import Sequence
 from rich.console import Console
 from rich.table import Table
 
-from tombench.scorers.suites import bootstrap_interval, macro_f1_interval
+from tombench.kit.intervals import bootstrap_interval
+from tombench.scorers.suites.opentom import macro_f1_interval
 
 LABELS = ("yes", "no", "initial", "new", "more full", "equally full", "less full", "more accessible",
           "equally accessible", "less accessible", "positive", "neutral", "negative")

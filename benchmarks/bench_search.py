@@ -9,7 +9,7 @@
 For each target and method, every setting gets the same budget (stories x budget per story, in model calls by
 default; `--budget-unit nodes` for the paper's node evaluations) and the runner keeps its `stories` hardest
 adversarial stories (the model got at least one question wrong), distinct: one per context, no two shapes more alike
-than `--max-similarity` (tombench.generators.diversity). Reported per method:
+than `--max-similarity` (tombench.generators.exploretom.search.diversity). Reported per method:
 
 * mean acc: the kept stories' first-order accuracy, a missing story counting as 1.0 (lower = harder); the gain over
   pooled over-generation (one over-generation with the whole setting budget keeping its best N: the fair baseline)
@@ -42,16 +42,16 @@ from rich.console import Console
 from rich.table import Table
 
 from tombench.dsl import AnswerType, Prompt, Story, build_prompt, check_answer, settings_grid
-from tombench.generators.contexts import load_context_bank
-from tombench.generators.diversity import (
+from tombench.generators.exploretom.contexts import load_context_bank
+from tombench.generators.exploretom.search.astar import REFINE_SCREEN, SearchConfig, _chosen_questions
+from tombench.generators.exploretom.search.diversity import (
     DEFAULT_MAX_SIMILARITY,
     mean_pairwise,
     sentence_jaccard,
     shape_similarity,
     story_shape,
 )
-from tombench.generators.search import REFINE_SCREEN, SearchConfig, _chosen_questions
-from tombench.generators.search_runner import RunConfig, read_jsonl, run_searches
+from tombench.generators.exploretom.search.runner import RunConfig, read_jsonl, run_searches
 
 #: label -> (method, A* mode, scope, refine share or None for SearchConfig's default, prune, screen)
 METHODS = {
@@ -275,7 +275,7 @@ def main() -> None:
         targets = [(t, baseline_answerer(t)) for t in args.targets.split(",") if t]
         if args.model:
             import tombench._registry  # noqa: F401
-            from tombench.tasks._answerer import inspect_answerer
+            from tombench.tasks.exploretom._answerer import inspect_answerer
 
             targets += [(m, inspect_answerer(m)) for m in args.model]
         table = Table(title=f"Search vs over-generation at equal budget: {args.settings} settings x {args.stories} "

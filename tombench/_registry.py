@@ -6,10 +6,10 @@ inside task functions, never here.
 
 # ruff: noqa: F401
 from tombench.models._provider import tombench_baselines
-from tombench.tasks.exploretom_adversarial import exploretom_adversarial
-from tombench.tasks.exploretom_random import exploretom_random
-from tombench.tasks.exploretom_static import exploretom_static
-from tombench.tasks.exploretom_transfer import exploretom_transfer
+from tombench.tasks.exploretom.adversarial import exploretom_adversarial
+from tombench.tasks.exploretom.random import exploretom_random
+from tombench.tasks.exploretom.static import exploretom_static
+from tombench.tasks.exploretom.transfer import exploretom_transfer
 from tombench.tasks.persuasion import persuasion_dynamic, persuasion_fixed
 from tombench.tasks.suites.bigtom import bigtom
 from tombench.tasks.suites.fantom import fantom
@@ -17,5 +17,5 @@ from tombench.tasks.suites.hitom import hitom
 from tombench.tasks.suites.opentom import opentom
 from tombench.tasks.suites.simpletom import simpletom
 from tombench.tasks.suites.tom_bench import tom_bench
-from tombench.tasks.tomi import tomi
+from tombench.tasks.suites.tomi import tomi
 from tombench.tasks.tomsynth import tomsynth

@@ -5,7 +5,7 @@ from __future__ import annotations
 from click.testing import CliRunner
 
 from tombench.cli import main
-from tombench.generators.search_runner import read_jsonl
+from tombench.generators.exploretom.search.runner import read_jsonl
 
 ARGS = ["search", "--model", "tombench/recency", "--story-types", "tomi", "--people", "2", "--moves", "2",
         "--stories-per-setting", "2", "--budget", "15"]

@@ -122,7 +122,7 @@ def test_state_change_template_naming_the_object_first():
 
 
 def test_every_bank_context_round_trips():
-    from tombench.generators.contexts import load_context_bank
+    from tombench.generators.exploretom.contexts import load_context_bank
 
     for i, ctx in enumerate(load_context_bank()):
         rng = random.Random(i)

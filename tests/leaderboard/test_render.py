@@ -10,7 +10,8 @@ import subprocess
 import pytest
 from rich.console import Console
 
-from tombench.leaderboard import build_view, latest_rows, render, shared_ranks, wilson
+from tombench.kit.intervals import wilson_interval
+from tombench.leaderboard import build_view, latest_rows, render, shared_ranks
 from tombench.leaderboard._render import _JS, differing_settings
 
 from .rows_factory import config, items, row
@@ -32,9 +33,9 @@ def test_view_orders_by_accuracy_and_marks_shared_ranks():
 
 def test_ranks_come_from_honest_intervals():
     """Issue #18.1: an oracle at 40/40 (logged stderr 0) was ranked strictly above recency at 97.7% on 43 items."""
-    oracle = row("tombench/oracle", 1.0, ci_low=wilson(1.0, 40)[0], ci_high=1.0)
-    recency = row("tombench/recency", 42 / 43, ci_low=wilson(42 / 43, 43)[0], ci_high=wilson(42 / 43, 43)[1])
-    weak = row("tombench/random", 0.3, ci_low=wilson(0.3, 40)[0], ci_high=wilson(0.3, 40)[1])
+    oracle = row("tombench/oracle", 1.0, ci_low=wilson_interval(1.0 * 40, 40)[0], ci_high=1.0)
+    recency = row("tombench/recency", 42 / 43, ci_low=wilson_interval((42 / 43) * 43, 43)[0], ci_high=wilson_interval((42 / 43) * 43, 43)[1])
+    weak = row("tombench/random", 0.3, ci_low=wilson_interval(0.3 * 40, 40)[0], ci_high=wilson_interval(0.3 * 40, 40)[1])
     board = build_view([weak, recency, oracle]).boards[0]
     assert [(e.row.model, e.cells["rank"].text) for e in board.entries] == [
         ("tombench/oracle", "=1"), ("tombench/recency", "=1"), ("tombench/random", "3")]

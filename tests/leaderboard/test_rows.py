@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from tombench.leaderboard import LogError, ResultRow, row_from_log, wilson
+from tombench.kit.intervals import wilson_interval
+from tombench.leaderboard import LogError, ResultRow, row_from_log
 from tombench.leaderboard._from_log import RowOverrides, dataset_identity, guess_model_size_b, is_tombench_task
 from tombench.leaderboard._row import SCHEMA_VERSION, card_features, features
 
@@ -20,8 +21,8 @@ def test_row_reads_scores_breakdowns_and_provenance(logs):
     assert row.accuracy == pytest.approx(0.5) and row.metric == "match/accuracy"
     assert row.stderr == pytest.approx(0.2236, abs=1e-4)  # kept as logged, not used for the interval
     # 3/6 right in two stories of three: the story design effect is below 1 here, so it is 1 (plain Wilson on 6)
-    assert (row.ci_low, row.ci_high) == pytest.approx(wilson(0.5, 6))
-    assert wilson(0.5, 6) == pytest.approx((0.1876, 0.8124), abs=1e-4)
+    assert (row.ci_low, row.ci_high) == pytest.approx(wilson_interval(0.5 * 6, 6))
+    assert wilson_interval(0.5 * 6, 6) == pytest.approx((0.1876, 0.8124), abs=1e-4)
     assert (row.ci_method, row.stories, row.design_effect) == ("wilson-story-deff", 2, 1.0)
     assert (row.samples_total, row.samples_completed, row.samples_errored) == (6, 6, 0)
     assert len(row.items.key) == 6 and sorted(row.items.score) == [0, 0, 0, 1, 1, 1]
@@ -37,7 +38,7 @@ def test_row_reads_scores_breakdowns_and_provenance(logs):
     assert row.temperature == 0.0 and row.epochs == 1 and row.harness == "inspect-ai" and row.harness_version
     assert row.dataset_id == "tombench-test/tiny-tom" and row.dataset_revision.startswith("0123456789ab")
     tomi = next(b for b in row.breakdowns if (b.dimension, b.group) == ("action_set", "tomi"))
-    assert (tomi.ci_low, tomi.ci_high) == pytest.approx(wilson(2 / 3, 3)) and tomi.stories == 1
+    assert (tomi.ci_low, tomi.ci_high) == pytest.approx(wilson_interval((2 / 3) * 3, 3)) and tomi.stories == 1
     assert json.loads(row.task_args) == {"dataset_revision": row.dataset_revision, "live": False}
     assert row.model_size_b == 1.5 and row.open_weights is None  # mockllm: unknown
     assert row.eval_id and row.run_id and row.submission_id.startswith(row.created_at[:4])
@@ -102,8 +103,8 @@ def test_questions_of_one_story_widen_the_interval(logs):
     # 5/6 right; the miss is in the key story: the stories differ, the design effect is 1.2, n_eff = 5
     row = row_from_log(logs["strong_rerun"])
     assert row.design_effect == pytest.approx(1.2)
-    assert (row.ci_low, row.ci_high) == pytest.approx(wilson(5 / 6, 5))
-    assert row.ci_high - row.ci_low > wilson(5 / 6, 6)[1] - wilson(5 / 6, 6)[0]
+    assert (row.ci_low, row.ci_high) == pytest.approx(wilson_interval((5 / 6) * 5, 5))
+    assert row.ci_high - row.ci_low > wilson_interval((5 / 6) * 6, 6)[1] - wilson_interval((5 / 6) * 6, 6)[0]
 
 
 def test_only_tombench_tasks_are_ranked(tmp_path):
@@ -150,7 +151,7 @@ def test_real_tombench_task_log_gets_story_clustered_intervals(tmp_path):
     """A real package task (ExploreToM random split, 30 questions) answered by the offline `recency` baseline."""
     from inspect_ai import eval as inspect_eval
 
-    from tombench.tasks.exploretom_random import exploretom_random
+    from tombench.tasks.exploretom.random import exploretom_random
 
     [log] = inspect_eval(exploretom_random(), model="tombench/recency", limit=30, log_dir=str(tmp_path),
                          display="none")
@@ -160,7 +161,7 @@ def test_real_tombench_task_log_gets_story_clustered_intervals(tmp_path):
     assert row.samples_completed == len(row.items.key) == 30
     assert row.stories is not None and 1 < row.stories < 30 and row.ci_method == "wilson-story-deff"
     assert row.design_effect >= 1 and row.ci_low < row.accuracy < row.ci_high
-    assert (row.ci_low, row.ci_high) == pytest.approx(wilson(row.accuracy, 30 / row.design_effect))
+    assert (row.ci_low, row.ci_high) == pytest.approx(wilson_interval(row.accuracy * (30 / row.design_effect), 30 / row.design_effect))
 
 
 def test_live_task_metrics_and_errored_samples(tmp_path):
@@ -184,6 +185,6 @@ def test_a_log_without_samples_gets_wilson_on_its_counts(tmp_path):
                          display="none", log_samples=False)
     row = row_from_log(log.location)
     assert row.accuracy == 1.0 and row.ci_method == "wilson-no-samples" and row.stories is None
-    assert (row.ci_low, row.ci_high) == pytest.approx(wilson(1.0, 6)) and row.items.key == []
+    assert (row.ci_low, row.ci_high) == pytest.approx(wilson_interval(1.0 * 6, 6)) and row.items.key == []
     tomi = next(b for b in row.breakdowns if (b.dimension, b.group) == ("action_set", "tomi"))
-    assert (tomi.ci_low, tomi.ci_high) == pytest.approx(wilson(1.0, 3))
+    assert (tomi.ci_low, tomi.ci_high) == pytest.approx(wilson_interval(1.0 * 3, 3))

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tombench.leaderboard import mcnemar_exact, paired_comparison, proportion_interval, wilson
+from tombench.kit.intervals import wilson_interval
+from tombench.leaderboard import mcnemar_exact, paired_comparison, proportion_interval
 from tombench.leaderboard._stats import design_effect
 
 
@@ -20,10 +21,10 @@ def _stories(misses: dict[int, int], stories: int = 12, per_story: int = 5) -> t
 
 
 def test_wilson_is_honest_at_the_edges():
-    assert wilson(1.0, 40) == pytest.approx((0.9124, 1.0), abs=1e-4)  # 40/40: not [1, 1]
-    assert wilson(0.0, 5) == pytest.approx((0.0, 0.4345), abs=1e-4)  # 0/5: not [0, 0]
-    assert wilson(0.5, 0) == (0.0, 1.0)  # nothing observed: nothing known
-    low, high = wilson(0.5, 100)
+    assert wilson_interval(1.0 * 40, 40) == pytest.approx((0.9124, 1.0), abs=1e-4)  # 40/40: not [1, 1]
+    assert wilson_interval(0.0 * 5, 5) == pytest.approx((0.0, 0.4345), abs=1e-4)  # 0/5: not [0, 0]
+    assert wilson_interval(0.5 * 0, 0) == (0.0, 1.0)  # nothing observed: nothing known
+    low, high = wilson_interval(0.5 * 100, 100)
     assert low == pytest.approx(0.4038, abs=1e-4) and high == pytest.approx(0.5962, abs=1e-4)
 
 
@@ -37,7 +38,7 @@ def test_worked_example_intervals():
     assert (b.low, b.high) == pytest.approx((0.7572, 0.9914), abs=1e-4)
     # the same 57/60 with the misses in three different stories: no clustering visible, plain Wilson on 60
     spread = proportion_interval(*_stories({0: 1, 1: 1, 2: 1}))
-    assert spread.design_effect == 1.0 and (spread.low, spread.high) == pytest.approx(wilson(0.95, 60))
+    assert spread.design_effect == 1.0 and (spread.low, spread.high) == pytest.approx(wilson_interval(0.95 * 60, 60))
     assert (spread.low, spread.high) == pytest.approx((0.8630, 0.9829), abs=1e-4)
     # A and B overlap: they share rank 1
     assert a.low < b.high

@@ -15,7 +15,7 @@ from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, Mo
 from inspect_ai.scorer import Metric, SampleScore, accuracy, includes, match, metric, stderr
 from inspect_ai.solver import generate
 
-from tombench.scorers.breakdown import breakdown
+from tombench.kit.metrics import breakdown
 
 DIMENSIONS = ["action_set", "asymmetric", "interesting", "order", "people", "moves"]
 

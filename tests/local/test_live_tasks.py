@@ -15,9 +15,9 @@ import pytest
 from inspect_ai import eval
 
 import tombench._registry  # noqa: F401
-from tombench.generators.search_runner import read_jsonl
-from tombench.tasks.exploretom_adversarial import exploretom_adversarial
-from tombench.tasks.exploretom_random import exploretom_random
+from tombench.generators.exploretom.search.runner import read_jsonl
+from tombench.tasks.exploretom.adversarial import exploretom_adversarial
+from tombench.tasks.exploretom.random import exploretom_random
 
 pytestmark = pytest.mark.local_model
 

@@ -8,7 +8,7 @@ import pytest
 
 from tests.dsl.worked import context as worked_context
 from tombench.dsl import DEFAULT_CONTEXT, Setting, build_prompt, check_answer, random_story
-from tombench.generators.contexts import load_context_bank
+from tombench.generators.exploretom.contexts import load_context_bank
 from tombench.models import BASELINES, UNKNOWN, answer, answer_question, offered_answers, prompt_seed, split_prompt
 
 SALLY_ANNE = (

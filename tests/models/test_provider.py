@@ -55,7 +55,7 @@ def test_random_seed_model_arg() -> None:
 def test_contexts_model_arg(tmp_path: Path) -> None:
     """`-M contexts=FILE` adds state-change templates the packaged bank lacks ("peeled")."""
     from tests.dsl.worked import context
-    from tombench.generators.contexts import save_contexts
+    from tombench.generators.exploretom.contexts import save_contexts
 
     path = tmp_path / "ctx.jsonl"
     save_contexts(path, [context("marble")])

@@ -11,7 +11,7 @@ from inspect_ai.scorer import match
 from inspect_ai.solver import generate
 
 from tombench.cli import main
-from tombench.intervals import wilson_interval
+from tombench.kit.intervals import wilson_interval
 from tombench.reports import by_people_and_moves, interesting_table, load_records, per_action_set_table, transfer_matrix
 
 # (target, action_set, asymmetric, interesting, order, people, moves, search method, model answer)

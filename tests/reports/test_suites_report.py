@@ -9,13 +9,13 @@ from click.testing import CliRunner
 from inspect_ai import eval as inspect_eval
 
 from tombench.cli import main
+from tombench.kit.intervals import wilson_interval
 from tombench.leaderboard._from_log import row_from_log
 from tombench.reports._suites import load_suite_results, suite_groups_tables, suites_table
-from tombench.scorers.suites import wilson_interval
 from tombench.tasks.suites.bigtom import bigtom
 from tombench.tasks.suites.hitom import hitom
 from tombench.tasks.suites.opentom import opentom
-from tombench.tasks.tomi import tomi
+from tombench.tasks.suites.tomi import tomi
 
 FIXTURES = Path(__file__).parents[1] / "tasks" / "suites" / "fixtures"
 

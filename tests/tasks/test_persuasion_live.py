@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.generators.test_persuasion_scripted import RELEASE_SHAPE as FIXTURE
+from tests.generators.persuasion.test_scripted import RELEASE_SHAPE as FIXTURE
 
 pytestmark = pytest.mark.local_model
 

@@ -12,10 +12,10 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.log import EvalLog
 
-from tests.generators.test_persuasion_scripted import FIXTURE, RELEASE_SHAPE, Scripted
-from tombench._errors import OptionError
+from tests.generators.persuasion.test_scripted import FIXTURE, RELEASE_SHAPE, Scripted
 from tombench.generators.persuasion.data import load_records
 from tombench.generators.persuasion.rouge import rouge_l
+from tombench.kit.errors import OptionError
 from tombench.tasks.persuasion import persuasion_dynamic, persuasion_fixed
 
 RECORDS = {r.scenario.tag: r for r in load_records(FIXTURE).records}
@@ -296,8 +296,8 @@ def test_task_default_is_the_pinned_release_file(tmp_path, monkeypatch) -> None:
     import hashlib
 
     from tombench.generators.persuasion import data
+    from tombench.kit.pinning import UrlFile
     from tombench.tasks import persuasion as module
-    from tombench.tasks.suites._data import UrlFile
 
     digest = hashlib.sha256(RELEASE_SHAPE.read_bytes()).hexdigest()
     monkeypatch.setenv("TOMBENCH_CACHE", str(tmp_path / "cache"))

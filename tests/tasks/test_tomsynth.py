@@ -10,7 +10,7 @@ import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ChatMessage, GenerateConfig, ModelOutput, get_model
 
-from tests.generators.test_tomsynth_generation import mock_output
+from tests.generators.tomsynth.test_generation import mock_output
 from tombench.generators.tomsynth.items import LETTERS, Item, append_jsonl
 from tombench.generators.tomsynth.units import unit_by_id
 from tombench.scorers.tomsynth import extract_answer, grpo_reward, tomsynth_reward

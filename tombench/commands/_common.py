@@ -45,7 +45,7 @@ def int_list(value: str, name: str) -> list[int]:
 from collections.abc import Iterator  # noqa: E402
 from contextlib import contextmanager  # noqa: E402
 
-from tombench._format import percent  # noqa: E402,F401  (re-exported: the one percentage formatter)
+from tombench.kit.format import percent  # noqa: E402,F401  (re-exported: the one percentage formatter)
 
 
 def first_line(e: BaseException) -> str:
@@ -76,13 +76,13 @@ def user_errors(
         ) from None
 
 
-# --- numeric options at the boundary (issue #19): the ranges live in tombench._options -------------------------------
+# --- numeric options at the boundary (issue #19): the ranges live in tombench.kit.options -------------------------------
 
 
 def checked_ints(value: str, name: str, lo: int | None = 1, hi: int | None = None) -> list[int]:
     """"2,3,4" -> [2, 3, 4] within [lo, hi], or one line naming --name and the valid range."""
-    from tombench._errors import OptionError
-    from tombench._options import check_ints, valid_range
+    from tombench.kit.errors import OptionError
+    from tombench.kit.options import check_ints, valid_range
 
     try:
         return check_ints(name, value, lo, hi)
@@ -94,8 +94,8 @@ def checked_ints(value: str, name: str, lo: int | None = 1, hi: int | None = Non
 
 def checked_int(value: Any, name: str, lo: int | None = None, hi: int | None = None) -> int:
     """One integer within [lo, hi] whose range depends on other options (else use `click.IntRange`)."""
-    from tombench._errors import OptionError
-    from tombench._options import check_int, valid_range
+    from tombench.kit.errors import OptionError
+    from tombench.kit.options import check_int, valid_range
 
     try:
         return check_int(name, value, lo, hi)

@@ -90,7 +90,7 @@ def contexts(
     no_cache: bool,
 ) -> None:
     """Generate story contexts with an LLM and a yes/no judge, or export the built-in bank (--bank)."""
-    from tombench.generators.contexts import (
+    from tombench.generators.exploretom.contexts import (
         ContextError,
         ContextSpec,
         generate_contexts,

@@ -23,7 +23,7 @@ def _run(model: str, *, action_sets: str, people: int, moves: int, budget: int, 
     from inspect_ai import eval as inspect_eval
 
     import tombench._registry  # noqa: F401  (tasks and the offline models)
-    from tombench.tasks.exploretom_adversarial import exploretom_adversarial
+    from tombench.tasks.exploretom.adversarial import exploretom_adversarial
 
     try:
         task = exploretom_adversarial(action_sets=action_sets, asymmetric="both", people=people, moves=moves,

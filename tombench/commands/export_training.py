@@ -86,7 +86,7 @@ def export_training(
     seed: int,
 ) -> None:
     """Export (story, question, answer) records as JSONL (and a Hugging Face dataset with --hf-dir)."""
-    from tombench.generators.export import (
+    from tombench.generators.exploretom.export import (
         ExportConfig,
         ExportError,
         collect_units,
@@ -94,8 +94,8 @@ def export_training(
         save_dataset,
         write_jsonl,
     )
-    from tombench.generators.infill import InfillError
-    from tombench.generators.tokens import TokenizerError, load_token_counter
+    from tombench.generators.exploretom.infill import InfillError
+    from tombench.generators.exploretom.tokens import TokenizerError, load_token_counter
 
     if not inputs:
         raise UserError("give at least one input JSONL (tombench search or tombench infill output)")

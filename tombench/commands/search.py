@@ -17,9 +17,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from tombench._options import MAX_MOVES, people_limit, rooms_limit
 from tombench.cli import UserError
 from tombench.commands._common import checked_int, checked_ints
+from tombench.kit.options import MAX_MOVES, people_limit, rooms_limit
 
 _ASYM = {"plain": ("",), "asymmetric": ("+asymmetric",), "both": ("", "+asymmetric")}
 
@@ -28,7 +28,7 @@ _ASYM = {"plain": ("",), "asymmetric": ("+asymmetric",), "both": ("", "+asymmetr
 
 def _contexts(value: str) -> list:
     from tombench.dsl import ContextError
-    from tombench.generators.contexts import resolve_contexts
+    from tombench.generators.exploretom.contexts import resolve_contexts
 
     try:
         return resolve_contexts(value)
@@ -88,8 +88,8 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
            parallel_settings: int, no_cache: bool, out_dir: Path, export_hf: Path | None) -> None:
     """Search adversarial stories against a model, for every setting of a grid."""
     from tombench.dsl import ACTION_SETS, Setting
-    from tombench.generators.search import SearchConfig
-    from tombench.generators.search_runner import (
+    from tombench.generators.exploretom.search.astar import SearchConfig
+    from tombench.generators.exploretom.search.runner import (
         RunConfig,
         RunConfigMismatch,
         SettingProgress,
@@ -182,7 +182,7 @@ def _is_connection_error(e: BaseException) -> bool:
 
 def _make_answerer(model: str, model_args: dict, max_connections: int | None, cache: bool):
     from tombench.commands._common import resolve_model
-    from tombench.tasks._answerer import inspect_answerer
+    from tombench.tasks.exploretom._answerer import inspect_answerer
 
     return inspect_answerer(resolve_model(model, max_connections=max_connections, model_args=model_args), cache=cache)
 
@@ -207,7 +207,7 @@ def export_hf_dataset(stories_path: Path, out: Path, *, model: str = "") -> int:
     """Write the found stories as a `datasets` dataset (save_to_disk) with a README card; returns the row count."""
     from datasets import Dataset
 
-    from tombench.generators.search_runner import read_jsonl
+    from tombench.generators.exploretom.search.runner import read_jsonl
 
     rows = []
     for r in read_jsonl(stories_path):

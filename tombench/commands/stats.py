@@ -25,7 +25,7 @@ def stats() -> None:
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed; per-story seeds are derived from it.")
 def random_(stories: int, people: str, moves: str, max_sentences: int, seed: int) -> None:
     """Share of random ToMi stories that need theory of mind, beside the paper's Tables 7-9."""
-    from tombench.generators.random_stats import random_story_stats
+    from tombench.generators.exploretom.random_stats import random_story_stats
 
     # the built-in default context has 7 people and 6 containers
     ps, ms = checked_ints(people, "people", 1, 7), checked_ints(moves, "moves", 1, min(6, max_sentences))
@@ -60,7 +60,7 @@ def _print_tables(console: Console, cells: list) -> None:
     document and its prototype measure) and per story (the paper caption's random (story, question) pair). They
     differ because long stories ask many never-interesting second-order questions and pooling weights them up.
     """
-    from tombench.intervals import wilson_interval
+    from tombench.kit.intervals import wilson_interval
 
     def ref(v: tuple[float, float, float] | None, k: int) -> str:
         return "–" if v is None else f"{v[k]:.3f}"

@@ -10,12 +10,12 @@ from ._publish import HubTimeout, PublishError, PushResult, fetch_rows, push_row
 from ._render import build_view, compare, latest_rows, render, shared_ranks
 from ._row import SCHEMA_VERSION, Breakdown, Items, MetricValue, ResultRow, features
 from ._site import site_files
-from ._stats import Interval, Paired, mcnemar_exact, paired_comparison, proportion_interval, wilson
+from ._stats import Interval, Paired, mcnemar_exact, paired_comparison, proportion_interval
 from ._store import LocalStore, default_local_dir
 
 __all__ = [
     "SCHEMA_VERSION", "Breakdown", "Items", "MetricValue", "ResultRow", "features", "row_from_log", "RowOverrides",
     "LogError", "is_tombench_task", "push_rows", "fetch_rows", "PushResult", "PublishError", "HubTimeout",
     "set_hub_timeout", "render", "build_view", "latest_rows", "shared_ranks", "compare", "site_files", "LocalStore",
-    "default_local_dir", "Interval", "Paired", "wilson", "proportion_interval", "mcnemar_exact", "paired_comparison",
+    "default_local_dir", "Interval", "Paired", "proportion_interval", "mcnemar_exact", "paired_comparison",
 ]

@@ -17,7 +17,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from tombench.scorers.breakdown import parse_breakdown
+from tombench.kit.intervals import Z95
+from tombench.kit.metrics import parse_breakdown
 
 from ._items import breakdown_intervals, compact, interval, items_digest, read_items, unclustered_interval
 from ._row import SCHEMA_VERSION, Breakdown, MetricValue, ResultRow, canonical_json, config_hash, utc_iso
@@ -209,7 +210,7 @@ def row_from_log(path: str | Path, overrides: RowOverrides | None = None) -> Res
     headline = meta.get("headline")  # a suite task's own headline (tombench.tasks.suites), e.g. macro_f1, all_star
     if headline and headline != "accuracy" and headline in all_metrics:
         lo, hi = all_metrics.get(f"{headline}_ci_low"), all_metrics.get(f"{headline}_ci_high")
-        spread = (hi - lo) / (2 * 1.959963984540054) if lo is not None and hi is not None else None
+        spread = (hi - lo) / (2 * Z95) if lo is not None and hi is not None else None
         breakdowns.append(Breakdown("headline", str(headline), all_metrics[headline], spread, completed,
                                     ci_low=lo, ci_high=hi))
     usage = list(log.stats.model_usage.values())

@@ -14,11 +14,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from tombench.kit.intervals import wilson_interval
+
 from ._row import Breakdown, Items
-from ._stats import Interval, proportion_interval, wilson
+from ._stats import Interval, proportion_interval
 
 #: The sample metadata key naming the story a question belongs to (every tombench task sets it, see
-#: tombench/tasks/_samples.py); questions sharing it are one cluster.
+#: tombench/tasks/story_questions.py); questions sharing it are one cluster.
 STORY_KEY = "story_id"
 
 
@@ -116,7 +118,7 @@ def unclustered_interval(value: float, n: int | None) -> Interval | None:
     """Wilson on the logged counts, for logs written without samples (no per-story data: no adjustment)."""
     if not n or not 0.0 <= value <= 1.0:
         return None
-    low, high = wilson(value, n)
+    low, high = wilson_interval(value * n, n)
     return Interval(value, low, high, n, n, 1.0, "wilson-no-samples")
 
 

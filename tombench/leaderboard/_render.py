@@ -17,8 +17,10 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from tombench.kit.intervals import wilson_interval
+
 from ._row import ResultRow
-from ._stats import Paired, paired_comparison, wilson
+from ._stats import Paired, paired_comparison
 
 #: Breakdown dimensions in the order the paper discusses them; others follow alphabetically.
 DIMENSION_ORDER = ["action_set", "interesting", "order", "asymmetric", "people", "moves"]
@@ -85,7 +87,7 @@ def interval(row: ResultRow) -> tuple[float | None, float | None, str]:
     data: they are shown with the Wilson interval of their accuracy on their completed samples instead (no story
     adjustment is possible for them)."""
     if row.schema_version < 2 and row.samples_completed > 0:
-        low, high = wilson(row.accuracy, row.samples_completed)
+        low, high = wilson_interval(row.accuracy * row.samples_completed, row.samples_completed)
         return low, high, "wilson (schema 1 row: no per-story data)"
     if row.ci_low is None or row.ci_high is None:
         return None, None, "no interval: the headline is not a mean of per-sample scores in [0, 1]"
@@ -176,7 +178,7 @@ def _filled_cell(row: ResultRow) -> Cell:
     if not row.settings_total:
         return Cell(_pct(row.settings_filled), row.settings_filled, f"no CI (number of settings not recorded){calls}")
     n = row.settings_total
-    low, high = wilson(row.settings_filled, n)
+    low, high = wilson_interval(row.settings_filled * n, n)
     return Cell(f"{_pct(row.settings_filled)} [{_ci_text(low, high)}] of {n}", row.settings_filled,
                 f"{round(row.settings_filled * n)} of {n} settings filled (all requested stories found); "
                 f"95% Wilson CI {_ci_text(low, high)}{calls}")

@@ -19,7 +19,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from tombench.intervals import Z95, wilson_interval
+from tombench.kit.intervals import wilson_interval
 
 #: Paired bootstrap draws and seed: fixed, so the same two rows always give the same p-value.
 BOOTSTRAP_DRAWS = 10_000
@@ -37,11 +37,6 @@ class Interval:
     stories: int  # clusters (an item without a story is its own cluster)
     design_effect: float
     method: str
-
-
-def wilson(p: float, n: float, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of a proportion `p` observed on `n` (possibly fractional, effective) trials."""
-    return wilson_interval(p * n, n, z)
 
 
 def design_effect(values: Sequence[float], clusters: Sequence[str]) -> float:
@@ -81,7 +76,7 @@ def proportion_interval(values: Sequence[float], clusters: Sequence[str | None] 
     keys = [c if c else f"\0{i}" for i, c in enumerate(clusters or [None] * n)]
     p = sum(values) / n if n else 0.0
     deff = design_effect(values, keys)
-    low, high = wilson(p, n / deff)
+    low, high = wilson_interval(p * (n / deff), n / deff)
     stories = len(set(keys))
     method = "wilson" if stories == n else "wilson-story-deff"
     return Interval(p, low, high, n, stories, deff, method)

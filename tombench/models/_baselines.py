@@ -140,7 +140,7 @@ def prompt_seed(seed: int, text: str) -> int:
 def _bank_contexts() -> tuple[Context, ...]:
     """Contexts whose state-change templates may be needed to parse a story (the packaged bank)."""
     try:
-        from tombench.generators.contexts import load_context_bank
+        from tombench.generators.exploretom.contexts import load_context_bank
 
         return tuple(c for c in load_context_bank() if c.state_changes)
     except Exception:  # a broken bank must not break a baseline: stories then parse without state changes

@@ -61,7 +61,7 @@ class BaselineAPI(ModelAPI):
             raise ValueError(f"Model arg seed must be an integer, got {seed!r}") from None
         self.contexts: tuple = ()
         if contexts:
-            from tombench.generators.contexts import load_contexts
+            from tombench.generators.exploretom.contexts import load_contexts
 
             self.contexts = tuple(load_contexts(contexts))
 

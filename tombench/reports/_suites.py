@@ -13,10 +13,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tombench.intervals import wilson_interval
+from tombench.kit.intervals import wilson_interval
+from tombench.kit.metrics import parse_breakdown
 from tombench.reports._load import log_paths
 from tombench.reports._tables import ReportTable
-from tombench.scorers.breakdown import parse_breakdown
 
 __all__ = ["SUITE_LABELS", "SuiteResult", "load_suite_results", "suite_groups_tables", "suites_table"]
 

@@ -22,7 +22,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tombench.intervals import wilson_interval
+from tombench.kit.intervals import wilson_interval
 from tombench.reports._load import SampleRecord
 
 __all__ = ["Cell", "ReportTable", "exploretom_records", "per_action_set_table", "interesting_table",

@@ -1,5 +1,5 @@
 """Inspect scorers and metrics for tombench tasks."""
 
-from tombench.scorers.breakdown import breakdown, parse_breakdown
+from tombench.kit.metrics import breakdown, parse_breakdown
 
 __all__ = ["breakdown", "parse_breakdown"]

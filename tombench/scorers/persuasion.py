@@ -20,8 +20,7 @@ from inspect_ai.solver import TaskState
 from tombench.generators.persuasion.judge import dynamic_outcome, persuasive_score
 from tombench.generators.persuasion.records import Turn, clean_utterance, parse_dialog, record_from_dict
 from tombench.generators.persuasion.rouge import rouge_l
-from tombench.scorers.breakdown import breakdown
-from tombench.scorers.intervals import wilson95
+from tombench.kit.metrics import breakdown, wilson95
 
 __all__ = ["persuasion_fixed_scorer", "persuasion_dynamic_scorer", "DIALOG_STORE_KEY"]
 

@@ -17,8 +17,7 @@ from typing import Any
 from inspect_ai.scorer import Score, Scorer, Target, accuracy, choice, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
-from tombench.scorers.breakdown import breakdown
-from tombench.scorers.intervals import wilson95
+from tombench.kit.metrics import breakdown, wilson95
 
 __all__ = [
     "GROUPING_DIMENSIONS",

@@ -28,7 +28,6 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageAssistant, ModelOutput, get_model, model_roles
 from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
-from tombench._errors import OptionError
 from tombench.generators.persuasion.agents import Persuadee, TestedPersuader
 from tombench.generators.persuasion.data import (
     RELEASE_COMMIT,
@@ -42,8 +41,9 @@ from tombench.generators.persuasion.dialogue import run_dialogue
 from tombench.generators.persuasion.prompts import PROMPTING, tested_persuader_messages
 from tombench.generators.persuasion.records import PersuasionRecord, record_from_dict
 from tombench.generators.persuasion.rounds import FIXED_ROUND
+from tombench.kit.errors import OptionError
+from tombench.kit.pinning import UrlFile, fetch
 from tombench.scorers.persuasion import DIALOG_STORE_KEY, persuasion_dynamic_scorer, persuasion_fixed_scorer
-from tombench.tasks.suites._data import UrlFile, fetch
 
 __all__ = ["persuasion_fixed", "persuasion_dynamic", "fixed_sample", "dynamic_sample", "live_persuasion"]
 

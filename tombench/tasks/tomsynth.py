@@ -22,8 +22,8 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.solver import Generate, Solver, TaskState, multiple_choice, solver
 
-from tombench._errors import OptionError
-from tombench._options import check_int
+from tombench.kit.errors import OptionError
+from tombench.kit.options import check_int
 
 __all__ = ["tomsynth", "record_to_sample", "rl_prompt", "RL_TEMPLATE", "load_records"]
 

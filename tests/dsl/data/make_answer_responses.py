@@ -9,7 +9,7 @@ Questions come from three sources, asked the paper's way (system "You are a help
 * `random`: `tombench/exploretom_random` (seed 19, the whole 162-setting grid, bank contexts), a seeded draw of up to
   `PER_KIND` questions per question kind (C1, C2, R2, K1, K2, S1, S2, M-begin, M-now, M-before; `QUOTA` for K2),
   so every answer type is covered, rare kinds included;
-* `static`: the public-sample-shaped fixture `tests/tasks/fixtures/exploretom_sample.csv` through
+* `static`: the public-sample-shaped fixture `tests/tasks/exploretom/fixtures/exploretom_sample.csv` through
   `tombench/exploretom_static` (`text=structure`, the paper's raw story structures);
 * `adversarial`: every question of the stories an A* search (`tombench/exploretom_adversarial`, seed 19, budget 15)
   found against the offline `tombench/recency` baseline, asked through `tombench/exploretom_transfer` (the paper's
@@ -35,12 +35,12 @@ from inspect_ai import Task, eval
 
 import tombench._registry  # noqa: F401
 from tombench.local import local_server
-from tombench.scorers.tom import tom_answer
-from tombench.tasks._samples import TOM_CONFIG, tom_solver
-from tombench.tasks.exploretom_adversarial import exploretom_adversarial
-from tombench.tasks.exploretom_random import exploretom_random
-from tombench.tasks.exploretom_static import exploretom_static
-from tombench.tasks.exploretom_transfer import exploretom_transfer
+from tombench.scorers.story_questions import tom_answer
+from tombench.tasks.exploretom.adversarial import exploretom_adversarial
+from tombench.tasks.exploretom.random import exploretom_random
+from tombench.tasks.exploretom.static import exploretom_static
+from tombench.tasks.exploretom.transfer import exploretom_transfer
+from tombench.tasks.story_questions import TOM_CONFIG, tom_solver
 
 PER_KIND = 16
 #: Knowledge questions get more: the issue found every disagreement between the two checks there.
@@ -48,7 +48,7 @@ QUOTA = {"K2": 56}
 #: Questions drawn (seeded) from the adversarial stories' questions.
 ADVERSARIAL = 50
 SEED = 19
-FIXTURE = Path(__file__).parents[2] / "tasks" / "fixtures" / "exploretom_sample.csv"
+FIXTURE = Path(__file__).parents[2] / "tasks" / "exploretom" / "fixtures" / "exploretom_sample.csv"
 
 
 def digest(user_message: str) -> str:

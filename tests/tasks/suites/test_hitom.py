@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from inspect_ai import eval as inspect_eval
 
-from tombench._errors import OptionError
+from tombench.kit.errors import OptionError
 from tombench.tasks.suites.hitom import INSTRUCTIONS, NOTE, build_prompt, hitom, parse_choices, record_to_sample
 
 FIXTURE = Path(__file__).parent / "fixtures" / "Hi-ToM_data.json"

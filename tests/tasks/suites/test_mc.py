@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tombench._errors import OptionError
+from tombench.kit.errors import OptionError
 from tombench.tasks.suites._mc import chance, digest, format_options, letters_for, shuffled
 from tombench.tasks.suites._task import as_list, one_of
 

@@ -8,9 +8,8 @@ import pytest
 from inspect_ai import eval as inspect_eval
 
 import tombench._registry  # noqa: F401 - registers the tombench/ baseline models
-from tombench._errors import OptionError
-from tombench.scorers.suites import macro_f1
-from tombench.scorers.suites_opentom import fine_location_label, read_label
+from tombench.kit.errors import OptionError
+from tombench.scorers.suites.opentom import fine_location_label, macro_f1, read_label
 from tombench.tasks.suites.opentom import OpenToMQuestion, build_prompt, opentom, record_to_sample
 
 FIXTURE = Path(__file__).parent / "fixtures" / "opentom"

@@ -9,8 +9,8 @@ import pytest
 from inspect_ai import eval as inspect_eval
 
 import tombench._registry  # noqa: F401 - registers the tombench/ baseline models
-from tombench._errors import OptionError
-from tombench.scorers.suites import match_choice
+from tombench.kit.errors import OptionError
+from tombench.scorers.suites.choice import match_choice
 from tombench.tasks.suites.simpletom import FILES, build_prompt, record_to_sample, simpletom
 
 FIXTURE = Path(__file__).parent / "fixtures" / "simpletom"

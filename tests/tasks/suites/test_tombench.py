@@ -9,8 +9,8 @@ import pytest
 from inspect_ai import eval as inspect_eval
 
 import tombench._registry  # noqa: F401 - registers the tombench/ baseline models
-from tombench._errors import OptionError
-from tombench.scorers.suites_tombench import majority, read_choice
+from tombench.kit.errors import OptionError
+from tombench.scorers.suites.tom_bench import majority, read_choice
 from tombench.tasks.suites.tom_bench import (
     abilities,
     build_user_prompt,

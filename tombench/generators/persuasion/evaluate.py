@@ -23,8 +23,8 @@ from tombench.generators.persuasion.judge import ctom_evaluation, dialogue_quali
 from tombench.generators.persuasion.llm import AgentModel
 from tombench.generators.persuasion.prompts import DIALOGUE_QUALITY
 from tombench.generators.persuasion.records import PersuasionRecord
-from tombench.intervals import Z95 as _Z95
-from tombench.intervals import wilson_interval
+from tombench.kit.intervals import Z95 as _Z95
+from tombench.kit.intervals import wilson_interval
 
 __all__ = [
     "METRICS",

@@ -1,6 +1,6 @@
 """The established ToM suites as tombench tasks (issue #15), and the conventions every suite module follows.
 
-Tasks: `tomi` (tombench/tasks/tomi.py), `hitom`, `bigtom`, `opentom`, `fantom`, `simpletom`, `tom_bench`...
+Tasks: `tomi` (tombench/tasks/suites/tomi.py), `hitom`, `bigtom`, `opentom`, `fantom`, `simpletom`, `tom_bench`...
 (each module's docstring has its usage lines); `tombench report suites LOGS` puts their headlines side by side.
 
 Conventions (one module per suite, `tombench/tasks/suites/<suite>.py`):
@@ -22,7 +22,7 @@ Conventions (one module per suite, `tombench/tasks/suites/<suite>.py`):
    options are laid out with `_mc.format_options` in the paper's layout; sample metadata holds `letters` (the labels
    as shown), `options` (texts in shown order) and `chance` (1/k); when the paper shuffles options, shuffle with
    `_mc.shuffled(options, key=<item digest>)` (seeded by content, reproducible). Score with
-   `tombench.scorers.suites.choice_answer(protocol)` or the suite's own scorer.
+   `tombench.scorers.suites.choice.choice_answer(protocol)` or the suite's own scorer.
 5. **Metrics.** `Task(metrics=suite_metrics(DIMENSIONS))` logs `accuracy`, `stderr`, `accuracy_ci_low/high`
    (Wilson 95%) and `breakdown` keys `dim=value` (+`:stderr`, `:n`) for every dimension in the suite's table.
    A headline that is not a plain accuracy (OpenToM macro-F1, FANToM All*) is a metric of its own named in the
@@ -39,7 +39,7 @@ Conventions (one module per suite, `tombench/tasks/suites/<suite>.py`):
    time: heavy libraries inside the task function).
 """
 
-from tombench.tasks.suites._data import HubFile, UrlFile, fetch
+from tombench.kit.pinning import HubFile, UrlFile, fetch
 from tombench.tasks.suites._mc import chance, digest, format_options, letters_for, shuffled
 from tombench.tasks.suites._task import SUITES, as_list, one_of, suite_metadata
 

@@ -14,8 +14,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from tombench._errors import OptionError
-from tombench.tasks.suites._data import HubFile, Source, fetch
+from tombench.kit.errors import OptionError
+from tombench.kit.pinning import HubFile, Source, fetch
 
 __all__ = ["fetch_files", "manifest_sha256"]
 

@@ -1,7 +1,7 @@
 """Multiple-choice items of the established suites: lettered options, a seeded option order, chance level.
 
 The prompt side only (pure, no Inspect): each suite words its own prompt around `format_options`, and its scorer
-reads the answer with `tombench.scorers.suites.match_choice`. Sample metadata of every multiple-choice suite holds
+reads the answer with `tombench.scorers.suites.choice.match_choice`. Sample metadata of every multiple-choice suite holds
 `options` (the option texts in the order shown), `letters` (their labels as shown, e.g. "A".."O" or "a", "b") and
 `chance` (1/k), so the offline `random` baseline, the scorer and the chance test all see the same k.
 

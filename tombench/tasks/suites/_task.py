@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tombench._errors import OptionError
+from tombench.kit.errors import OptionError
 
 __all__ = ["SUITES", "suite_metadata", "one_of", "as_list"]
 

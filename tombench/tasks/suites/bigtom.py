@@ -33,9 +33,9 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate, system_message
 
-from tombench._errors import OptionError
-from tombench.scorers.suites import choice_answer, suite_metrics
-from tombench.tasks.suites._data import UrlFile, fetch
+from tombench.kit.errors import OptionError
+from tombench.kit.pinning import UrlFile, fetch
+from tombench.scorers.suites.choice import choice_answer, suite_metrics
 from tombench.tasks.suites._mc import chance, digest, format_options, shuffled
 from tombench.tasks.suites._task import one_of, suite_metadata
 

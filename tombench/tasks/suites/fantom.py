@@ -29,8 +29,8 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate
 
-from tombench._errors import OptionError
-from tombench.tasks.suites._data import UrlFile, fetch
+from tombench.kit.errors import OptionError
+from tombench.kit.pinning import UrlFile, fetch
 from tombench.tasks.suites._task import one_of, suite_metadata
 
 __all__ = ["SOURCE", "LICENSE", "PAPER_SETS", "fantom", "flatten_set", "load_sets", "record_to_samples", "mc_order"]
@@ -201,8 +201,8 @@ def fantom(
         embedding_model: with `belief_matcher=embedding`: the sentence-transformers model (default the packaged
             all-MiniLM-L6-v2; the paper's is `sentence-transformers/all-roberta-large-v1`, a Hub name or folder).
     """
-    from tombench.scorers.breakdown import breakdown
-    from tombench.scorers.suites_fantom import BELIEF_MATCHERS, fantom_answer, fantom_sets
+    from tombench.kit.metrics import breakdown
+    from tombench.scorers.suites.fantom import BELIEF_MATCHERS, fantom_answer, fantom_sets
 
     (context,) = one_of("context", context, ("short", "full")) or ["short"]
     (aggregate,) = one_of("aggregate", aggregate, ("set", "part", "conversation")) or ["set"]

@@ -31,9 +31,9 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate
 
-from tombench._errors import OptionError
-from tombench.scorers.suites import choice_answer, suite_metrics
-from tombench.tasks.suites._data import HubFile, fetch
+from tombench.kit.errors import OptionError
+from tombench.kit.pinning import HubFile, fetch
+from tombench.scorers.suites.choice import choice_answer, suite_metrics
 from tombench.tasks.suites._mc import LETTERS, chance, digest
 from tombench.tasks.suites._task import one_of, suite_metadata
 

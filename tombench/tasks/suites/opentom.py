@@ -11,7 +11,7 @@ files (`opentom_data/`), which carry the fine-location label fix of February 202
 
 Each question is asked with the paper's vanilla prompt for its genre (one user message, "Read and comprehend the
 following short story. Then, answer the question that follows.", the story, the question and the genre's answer
-instruction), read into one of the genre's class labels (`tombench.scorers.suites_opentom.read_label`) and scored
+instruction), read into one of the genre's class labels (`tombench.scorers.suites.opentom.read_label`) and scored
 right or wrong; the headline is macro-F1 per genre (`loc_coarse_fo` ... `attitude`), as in the paper's Table 3.
 """
 
@@ -28,8 +28,8 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate
 
-from tombench.scorers.suites_opentom import GENRE_LABELS, GENRES, read_label
-from tombench.tasks.suites._data import UrlFile
+from tombench.kit.pinning import UrlFile
+from tombench.scorers.suites.opentom import GENRE_LABELS, GENRES, read_label
 from tombench.tasks.suites._files import fetch_files
 from tombench.tasks.suites._task import one_of, suite_metadata
 
@@ -237,8 +237,8 @@ def opentom(
         narrative: `normal` (596 stories, 13,708 questions) or `long` (OpenToM-L: 100 stories, 2,300 questions).
         genre: keep only these genres (`loc_coarse_fo`, ..., `attitude`; comma-separated or repeated).
     """
-    from tombench.scorers.suites import macro_f1_metric, suite_metrics
-    from tombench.scorers.suites_opentom import opentom_answer, unreadable
+    from tombench.scorers.suites.choice import suite_metrics
+    from tombench.scorers.suites.opentom import macro_f1_metric, opentom_answer, unreadable
 
     (narrative,) = one_of("narrative", narrative, ("normal", "long")) or ["normal"]
     genres = one_of("genre", genre, GENRES)

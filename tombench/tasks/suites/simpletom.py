@@ -29,7 +29,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate, system_message
 
-from tombench.tasks.suites._data import HubFile
+from tombench.kit.pinning import HubFile
 from tombench.tasks.suites._files import fetch_files
 from tombench.tasks.suites._task import one_of, suite_metadata
 
@@ -133,7 +133,7 @@ def simpletom(data: str | None = None, question_set: str | list[str] | None = No
             `judgment-qa/...`) instead of the pinned Hub revision.
         question_set: keep only these sets (`mental-state-qa`, `behavior-qa`, `judgment-qa`).
     """
-    from tombench.scorers.suites import choice_answer, suite_metrics
+    from tombench.scorers.suites.choice import choice_answer, suite_metrics
 
     sets = one_of("question_set", question_set, list(QUESTION_SETS)) or list(QUESTION_SETS)
     paths, provenance = fetch_files(FILES, data, suite="SimpleToM", release=f"hf://datasets/{REPO}@{REVISION}")

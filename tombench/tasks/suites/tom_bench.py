@@ -32,8 +32,8 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from tombench._options import check_int
-from tombench.tasks.suites._data import UrlFile
+from tombench.kit.options import check_int
+from tombench.kit.pinning import UrlFile
 from tombench.tasks.suites._files import fetch_files
 from tombench.tasks.suites._task import one_of, suite_metadata
 
@@ -246,8 +246,8 @@ def tom_bench(
         task_name: keep only these task files (e.g. "False Belief Task"; comma-separated or repeated).
         tries: options shuffles per item, majority vote (the paper: 5; 1 asks each item once).
     """
-    from tombench.scorers.suites import suite_metrics
-    from tombench.scorers.suites_tombench import list_breakdown, majority_vote, tombench_answer
+    from tombench.scorers.suites.choice import suite_metrics
+    from tombench.scorers.suites.tom_bench import list_breakdown, majority_vote, tombench_answer
 
     langs = one_of("language", language, LANGUAGES) or list(LANGUAGES)
     names = [n.removesuffix(".jsonl") for n in FILES]

@@ -1,0 +1,111 @@
+"""The house rules of docs/architecture.md, read from the code's own imports.
+
+* `dsl/` is pure: it imports only itself and the standard library (no Inspect, no I/O libraries, no other part).
+* `kit/` is the shared kit: it imports only itself and `dsl` (never a part that uses it).
+* Families never import each other: a module of family F (`tasks/F`, `scorers/F`, `generators/F`, or `F.py` in
+  those parts) imports no module of another family. What two families share lives in `dsl`, `kit` or a shared
+  module at the top of a part (`tasks/story_questions.py`, `scorers/story_questions.py`).
+* Data flows one way: generators never import tasks or scorers, scorers never import tasks, and no part imports
+  the CLI (`cli.py`, `commands/`).
+"""
+
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+
+import pytest
+
+PACKAGE = Path(__file__).resolve().parents[1] / "tombench"
+FAMILIES = ("exploretom", "suites", "tomsynth", "persuasion")
+PARTS = ("tasks", "scorers", "generators")
+
+
+def _module(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _imports(path: Path) -> set[str]:
+    """Every tombench module a file imports, at the top or inside a function (absolute and relative)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    here = _module(path).split(".")
+    package = here if path.name == "__init__.py" else here[:-1]
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                base = ".".join(package[: len(package) - node.level + 1] + ([base] if base else []))
+            found.add(base)
+            found.update(f"{base}.{a.name}" for a in node.names)
+    return {m for m in found if m == "tombench" or m.startswith("tombench.")}
+
+
+MODULES = {_module(p): _imports(p) for p in sorted(PACKAGE.rglob("*.py"))}
+
+
+def _family(module: str) -> str | None:
+    parts = module.split(".")
+    if len(parts) >= 3 and parts[1] in PARTS and parts[2] in FAMILIES:
+        return parts[2]
+    return None
+
+
+def test_the_package_has_the_parts_of_the_design() -> None:
+    """Every family has a task and a scorer home; every family that generates data (all but the classic suites, read
+    from their authors' releases) a generator home, under the same name."""
+    for part in PARTS:
+        for family in FAMILIES if part != "generators" else ("exploretom", "tomsynth", "persuasion"):
+            assert any(_family(m) == family and m.split(".")[1] == part for m in MODULES), (part, family)
+
+
+@pytest.mark.parametrize("module", sorted(m for m in MODULES if m.startswith("tombench.dsl")))
+def test_dsl_is_pure(module: str) -> None:
+    tree = ast.parse((PACKAGE.parent / (module.replace(".", "/") + ".py")).read_text()
+                     if not (PACKAGE.parent / module.replace(".", "/")).is_dir()
+                     else (PACKAGE.parent / module.replace(".", "/") / "__init__.py").read_text())
+    outside = set()
+    for node in ast.walk(tree):
+        names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                 else [node.module or ""] if isinstance(node, ast.ImportFrom) and not node.level else [])
+        for name in names:
+            top = name.split(".")[0]
+            if name.startswith("tombench.dsl") or top == "__future__" or top in sys.stdlib_module_names:
+                continue
+            outside.add(name)
+    assert not outside, f"{module} imports {sorted(outside)}"
+
+
+def test_the_kit_uses_no_part() -> None:
+    bad = {m: sorted(i for i in imps if not i.startswith(("tombench.kit", "tombench.dsl")))
+           for m, imps in MODULES.items() if m.startswith("tombench.kit")}
+    assert not {m: v for m, v in bad.items() if v}
+
+
+def test_families_never_import_each_other() -> None:
+    crossing = {}
+    for module, imports in MODULES.items():
+        family = _family(module)
+        if family is None:
+            continue
+        other = sorted(i for i in imports if _family(i) not in (None, family))
+        if other:
+            crossing[module] = other
+    assert not crossing
+
+
+def test_data_flows_one_way() -> None:
+    rules = {"tombench.generators": ("tombench.tasks", "tombench.scorers"), "tombench.scorers": ("tombench.tasks",)}
+    wrong = {}
+    for module, imports in MODULES.items():
+        banned = [b for prefix, bs in rules.items() if module.startswith(prefix) for b in bs]
+        banned += ["tombench.cli", "tombench.commands"] if not module.startswith(("tombench.cli", "tombench.commands",
+                                                                                  "tombench.__main__")) else []
+        bad = sorted(i for i in imports if i.startswith(tuple(banned)))
+        if bad:
+            wrong[module] = bad
+    assert not wrong

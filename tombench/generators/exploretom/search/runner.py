@@ -1,0 +1,496 @@
+"""Run searches over settings with per-setting budgets, writing results as they come, resumable (semantics §7.5).
+
+For each setting, searches run one after another, search i with min(budget per story, remaining) units and its own
+seed `derive_seed(seed, story_type, p, m, i)`, until the setting's budget is spent or 10 consecutive searches spent
+nothing. Every adversarial story a search finds (the model got at least one question wrong) is a candidate; when the
+setting is done, its `stories_per_setting` hardest candidates, distinct (`diversity.select_distinct`: one per context
+first, no two shapes more alike than `max_similarity`), are its stories. `--stories-per-setting N` means N: never
+more, and fewer only when fewer distinct adversarial stories were found.
+
+Contexts: one seeded permutation of the whole bank (or file) per run; setting j's N story slots take its entries
+j*N .. j*N+N-1 (wrapping), so a run of k stories uses min(k, bank) contexts and a setting's slots have distinct
+contexts (`slot_contexts`). A one-story search takes its slot's context (search i: slot i mod N).
+
+Setting scope (`RunConfig.scope`; the default for improved A*, an option for over-generation): one search gets the
+*remaining setting budget* and all N slot contexts, and offers its N hardest distinct goals: one long search keeps
+refining the hard region that several short searches would each have to find again (and a pooled over-generation
+keeps its best N of one budget, the fair comparison). A search that gives up early (its frontier ran dry) leaves the
+rest to the next search; a setting whose N kept stories are all at accuracy 0 stops (nothing can be harder).
+
+Output directory:
+* `attempts.jsonl`: one line per finished search, found or not, with the candidate stories it offers (what
+  resuming reads);
+* `stories.jsonl`: each setting's kept stories, written when the setting is done (setting, story with context, every
+  question with answer and flags, the model's answers to the searched questions, the search summary);
+* `run.json`: the run's configuration; a different configuration in the same directory is refused.
+
+Kill the run at any point and start it again with the same directory: finished searches are skipped (they are
+deterministic, so nothing is lost), a torn last line is dropped, and no story is written twice.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from tombench.dsl import Context, Setting, Story, derive_seed
+from tombench.generators.exploretom.identity import story_digest
+from tombench.generators.exploretom.search.astar import Answerer, NodeEval, SearchConfig, SearchResult, astar_search
+from tombench.generators.exploretom.search.baselines import over_generate, random_baseline
+from tombench.generators.exploretom.search.diversity import select_distinct, story_shape
+
+__all__ = ["RunConfig", "SettingProgress", "run_searches", "search_setting", "slot_contexts", "select_kept",
+           "prepare_out_dir", "read_jsonl", "RunConfigMismatch"]
+
+Method = Literal["astar", "over-generate", "random"]
+#: consecutive searches that spent nothing before a setting is abandoned (§7.5)
+PATIENCE = 10
+
+#: one-story searches of one setting run up to this many at once. Search i's budget is min(budget per story, what
+#: is left), so search i+1 can start before i ends whenever the setting budget minus the worst case of every search
+#: still running (its budget plus OVERSHOOT) leaves a full per-story budget: it then gets exactly the budget the
+#: sequential loop would give it, and results are consumed in order, so the output is the sequential one. Why: one
+#: paper A* search expands one node per round trip, and a setting's searches one after another are a long chain of
+#: round trips against a slow model (docs/search.md, "Wall time")
+SPECULATE = 8
+
+#: the most a search can spend beyond its budget: its last node's questions (at most 16 first-order questions in
+#: random stories of the whole grid). A larger overshoot only costs a re-run of the search started early: the
+#: output stays the sequential one
+OVERSHOOT = 32
+
+
+class RunConfigMismatch(ValueError):
+    """The output directory holds a run made with a different configuration."""
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    stories_per_setting: int = 10
+    budget_per_story: int = 50
+    #: default: stories_per_setting x budget_per_story (the paper's 10 x 50 = 500)
+    budget_per_setting: int | None = None
+    seed: int = 0
+    method: Method = "astar"
+    search: SearchConfig = field(default_factory=SearchConfig)
+    model: str = ""
+    contexts_id: str = ""
+    #: "setting" = one search spends the remaining setting budget, over all the setting's slot contexts, and offers
+    #: its hardest distinct goals (improved A* and over-generation); "story" = one search per story slot with
+    #: `budget_per_story` (the paper's split); "auto" = setting for improved A*, story otherwise
+    scope: Literal["auto", "setting", "story"] = "auto"
+    #: improved setting scope: nodes expanded per round (`SearchConfig.expand_width`), so one search per setting
+    #: still keeps a slow model's connections busy
+    expand_width: int = 4
+
+    def __post_init__(self) -> None:
+        if self.scope not in ("auto", "setting", "story"):
+            raise ValueError(f"Invalid scope {self.scope!r}. Must be one of: ['auto', 'setting', 'story']")
+        if self.scope == "setting" and not (self.method == "over-generate" or self._improved):
+            raise ValueError("scope='setting' needs improved A* or over-generate (paper A* and random search one "
+                             "story at a time)")
+        if self.stories_per_setting < 1:
+            raise ValueError(f"stories_per_setting must be >= 1, got {self.stories_per_setting}")
+
+    @property
+    def _improved(self) -> bool:
+        return self.method == "astar" and self.search.mode == "improved"
+
+    @property
+    def setting_scoped(self) -> bool:
+        """Whether searches get the whole remaining setting budget and offer several stories."""
+        return self.scope == "setting" or (self.scope == "auto" and self._improved)
+
+    @property
+    def setting_budget(self) -> int:
+        return self.budget_per_setting if self.budget_per_setting is not None else (
+            self.stories_per_setting * self.budget_per_story
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["search"] = asdict(self.search)
+        d["scope"] = "setting" if self.setting_scoped else "story"
+        if not self._improved:
+            # meaningless for other methods: left out
+            del d["search"]["refine"], d["search"]["prune"], d["search"]["screen"]
+        elif self.search.budget_unit != "calls":
+            del d["search"]["prune"]  # saves calls only: meaningless with a node budget
+        if not (self._improved and self.setting_scoped):
+            del d["expand_width"]
+        del d["search"]["keep"]  # set per search from stories_per_setting (setting scope), never by the user
+        if self.search.expand_width == 1:
+            del d["search"]["expand_width"]  # the default, as before the option existed
+        return d
+
+
+@dataclass
+class SettingProgress:
+    """Live counters of one setting, for progress display and the final summary."""
+
+    setting: Setting
+    #: stories asked for (stories_per_setting)
+    wanted: int = 1
+    spent: int = 0
+    model_calls: int = 0
+    searches: int = 0
+    #: accuracy of each story the setting keeps so far (adversarial only: every one is < 1)
+    found: list[float] = field(default_factory=list)
+    #: adversarial stories found, kept or not
+    candidates: int = 0
+    #: calls of searches started early whose result the sequential loop would not have (`SPECULATE`)
+    wasted_calls: int = 0
+    done: bool = False
+
+    @property
+    def best(self) -> float | None:
+        return min(self.found) if self.found else None
+
+    @property
+    def filled(self) -> bool:
+        """Every requested story was found (the paper's fill: N stories with non-perfect accuracy)."""
+        return len(self.found) >= self.wanted
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    """Read a JSONL file written by this module, dropping (and truncating away) a torn last line."""
+    if not path.exists():
+        return []
+    data = path.read_bytes()
+    records = []
+    good = 0
+    for line in data.splitlines(keepends=True):
+        if not line.endswith(b"\n"):
+            break
+        try:
+            records.append(json.loads(line))
+        except json.JSONDecodeError:
+            break
+        good += len(line)
+    if good != len(data):
+        with open(path, "r+b") as f:
+            f.truncate(good)
+    return records
+
+
+class _Writer:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def write(self, record: dict[str, Any]) -> None:
+        line = json.dumps(record, ensure_ascii=False) + "\n"
+        with open(self.path, "a", encoding="utf-8") as f:
+            f.write(line)
+            f.flush()
+            os.fsync(f.fileno())
+
+
+def _record_digest(rec: dict[str, Any]) -> str:
+    """A story line's digest; lines written before the field existed get it computed from their story."""
+    if isinstance(rec.get("digest"), str):
+        return rec["digest"]
+    return story_digest(Story.from_dict(rec["story"]), rec["story_type"])
+
+
+def _story_id(setting_id: str, attempt: int, rank: int) -> str:
+    return f"{setting_id}|{attempt}" if rank == 0 else f"{setting_id}|{attempt}-{rank}"
+
+
+def slot_contexts(contexts: Sequence[Context], seed: int, index: int, n: int) -> list[Context]:
+    """The contexts of setting number `index`'s `n` story slots: consecutive entries of one seeded permutation.
+
+    The permutation covers the whole bank (or file) and is the same for every setting of a run, and setting j
+    takes its entries j*n .. j*n+n-1 (wrapping): a run of k stories uses min(k, len(contexts)) contexts, and one
+    setting's slots never share a context while the bank has enough.
+    """
+    if not contexts:
+        raise ValueError("no contexts to build stories from")
+    order = list(range(len(contexts)))
+    random.Random(derive_seed(seed, "contexts", len(contexts))).shuffle(order)
+    return [contexts[order[(index * n + t) % len(order)]] for t in range(min(n, len(contexts)))]
+
+
+def _picks(res: SearchResult, run: RunConfig) -> list[tuple[Story, NodeEval]]:
+    """The adversarial stories an attempt offers: its N hardest distinct goals in setting scope, else its hardest."""
+    if run.setting_scoped:
+        return select_distinct(res.goals, run.stories_per_setting, context_of=lambda x: x[0].context.id,
+                               shape_of=lambda x: story_shape(x[0]), max_similarity=run.search.max_similarity,
+                               g_of=lambda x: x[1].g)
+    return res.goals[:1]
+
+
+def select_kept(candidates: Sequence[dict[str, Any]], run: RunConfig,
+                shapes: dict[str, frozenset[str]] | None = None) -> list[dict[str, Any]]:
+    """A setting's kept stories from its candidate records: the N hardest, distinct (`select_distinct`).
+
+    Hardest: lowest g, then more interesting questions, then the earlier attempt and rank; a story offered twice
+    (two searches found the same story: same content digest) counts once. `shapes`: a cache of shapes by record id,
+    kept by a caller that selects again as candidates come in.
+    """
+    def key(r: dict[str, Any]) -> tuple:
+        return r["g"], -sum(1 for q in r["answers"] if q.get("interesting")), r["attempt"], r.get("rank", 0)
+
+    unique: dict[str, dict[str, Any]] = {}
+    for r in sorted(candidates, key=key):
+        unique.setdefault(_record_digest(r), r)
+    shapes = {} if shapes is None else shapes
+
+    def shape_of(r: dict[str, Any]) -> frozenset[str]:
+        if r["id"] not in shapes:
+            shapes[r["id"]] = story_shape(Story.from_dict(r["story"]))
+        return shapes[r["id"]]
+
+    return select_distinct(unique.values(), run.stories_per_setting, context_of=lambda r: r["context_id"],
+                           shape_of=shape_of, max_similarity=run.search.max_similarity, g_of=lambda r: r["g"])
+
+
+def _story_record(res: SearchResult, story: Story, node: NodeEval, rank: int, of: int, setting: Setting,
+                  attempt: int, seed: int, context: Context, run: RunConfig) -> dict:
+    qs = [q.to_dict() for q in story.questions(first_order_room_questions=False)]
+    return {
+        "id": _story_id(setting.id, attempt, rank),
+        # the story's content identity (structure, context, story type): what infill and export join on
+        "digest": story_digest(story, setting.story_type),
+        "setting_id": setting.id,
+        "story_type": setting.story_type,
+        "action_set": setting.story_type.removesuffix("+asymmetric"),
+        "asymmetric": setting.asymmetric,
+        "people": setting.people,
+        "moves": setting.moves,
+        "rooms": setting.rooms,
+        "attempt": attempt,
+        "seed": seed,
+        "context_id": context.id,
+        "method": res.method,
+        "model": run.model,
+        "story": story.to_dict(),
+        "text": story.text,
+        "questions": qs,
+        "answers": node.questions,
+        "g": node.g,
+        "h": node.h,
+        "f": node.f,
+        # this story's place among the attempt's stories (hardest first), and how many the attempt wrote
+        "rank": rank,
+        "of": of,
+        "search": {
+            "nodes_evaluated": res.nodes_evaluated,
+            "model_calls": res.model_calls,
+            "pops": res.pops,
+            # the trace once per attempt, on its first story
+            # (a pruned node's g is a lower bound: refinement stopped asking once it could not be kept)
+            "trace": [] if rank else [{"g": n.g, "h": n.h, "f": n.f, "spent": n.spent, "text": n.text,
+                                       **({"pruned": True} if n.pruned else {})} for n in res.trace],
+        },
+    }
+
+
+async def _one(method: Method, setting: Setting, contexts: Sequence[Context], answer: Answerer, cfg: SearchConfig,
+               rng: random.Random) -> SearchResult:
+    if method == "astar":
+        return await astar_search(setting, contexts, answer, cfg, rng)
+    if method == "over-generate":
+        return await over_generate(setting, contexts, answer, cfg.budget, rng, cfg)
+    return await random_baseline(setting, contexts[0], answer, rng, cfg)
+
+
+async def _attempt(setting: Setting, i: int, contexts: Sequence[Context], answer: Answerer, run: RunConfig,
+                   budget: int) -> dict[str, Any]:
+    """Run search number `i` of a setting with `budget` units; its attempt record with the stories it offers."""
+    seed = derive_seed(run.seed, setting.story_type, setting.people, setting.moves, i)
+    if run.setting_scoped:
+        k = i % len(contexts)
+        ctxs = list(contexts[k:]) + list(contexts[:k])  # a later search starts its frontier in another context
+        over: dict[str, Any] = {"budget": budget, "keep": run.stories_per_setting}
+        if run._improved:
+            over["expand_width"] = run.expand_width
+    else:
+        ctxs = [contexts[i % len(contexts)]]
+        over = {"budget": budget}
+    cfg = SearchConfig(**{**asdict(run.search), **over})
+    res = await _one(run.method, setting, ctxs, answer, cfg, random.Random(seed))
+    picks = _picks(res, run)
+    stories = [_story_record(res, story, node, rank, len(picks), setting, i, seed, story.context, run)
+               for rank, (story, node) in enumerate(picks)]
+    return {"setting_id": setting.id, "attempt": i, "found": bool(picks), "g": res.g,
+            "spent": res.nodes_evaluated, "model_calls": res.model_calls, "gs": [n.g for _, n in picks],
+            "stories": stories}
+
+
+def _budget_blind_below(run: RunConfig) -> bool:
+    """Whether a search's result is the same for any budget above what it spent: paper A* only looks at its budget
+    to stop planning (over-generation draws up to it, improved A* refines until it)."""
+    return run.method == "astar" and run.search.mode == "paper" and not run.setting_scoped
+
+
+def _worth_starting(run: RunConfig, used: int, i: int, k: int, done: dict[int, dict[str, Any]], idle: int,
+                    spends: Sequence[int], cost: Callable[[dict[str, Any]], int]) -> bool:
+    """Whether to start search k while searches i..k-1 run (`SPECULATE`).
+
+    The sequential loop must surely run search k (fewer than PATIENCE idle searches before it), and either with a
+    full per-story budget whatever the searches before it spend (their budget plus OVERSHOOT each), or, for paper A*
+    (`_budget_blind_below`), probably at all: the setting budget is likely not spent by then, judging by what this
+    setting's searches spent so far. A wrong guess costs calls (counted as wasted), never a different result.
+    """
+    if idle + (k - i) >= PATIENCE:
+        return False
+    budget, per_story = run.setting_budget, run.budget_per_story
+    worst = sum(cost(done[j]) if j in done else per_story + OVERSHOOT for j in range(i, k))
+    if used + worst + per_story <= budget:
+        return True
+    if not _budget_blind_below(run) or not spends:
+        return False
+    typical = 2 * sum(spends) / len(spends) + 1
+    return used + (k - i + 1) * typical < budget
+
+
+async def search_setting(
+    setting: Setting,
+    contexts: Sequence[Context],
+    answer: Answerer,
+    run: RunConfig,
+    *,
+    done_attempts: dict[int, dict[str, Any]] | None = None,
+    on_attempt: Callable[[dict[str, Any]], None] = lambda rec: None,
+    progress: SettingProgress | None = None,
+    on_update: Callable[[SettingProgress], None] = lambda p: None,
+) -> list[dict[str, Any]]:
+    """Spend one setting's budget (semantics §7.5) and return its kept story records (`select_kept`).
+
+    `contexts` are the setting's slot contexts (`slot_contexts`). No I/O: finished attempts come in as
+    `done_attempts` (resume) and go out through `on_attempt`, so the runner and the live task share this loop.
+    """
+    done_attempts = done_attempts or {}
+    prog = progress if progress is not None else SettingProgress(setting, run.stories_per_setting)
+    budget = run.setting_budget
+    calls = run.search.budget_unit == "calls"
+    per_story = run.budget_per_story
+    window = 1 if run.setting_scoped else SPECULATE
+    used = 0  # in the search's budget unit: node evaluations, or model calls
+    idle = 0
+    i = 0
+    launched = 0  # attempts started (or found done) so far; i..launched-1 are in flight
+    flight: dict[int, tuple[int, asyncio.Task[dict[str, Any]]]] = {}  # attempt -> (its budget, its search)
+    candidates: list[dict[str, Any]] = []
+    kept: list[dict[str, Any]] = []
+    spends: list[int] = []  # what the searches of this run spent, in order
+    shapes: dict[str, frozenset[str]] = {}  # candidates' shapes: kept is selected again after every search
+
+    def cost(rec: dict[str, Any]) -> int:
+        return rec["model_calls"] if calls else rec["spent"]
+
+    while used < budget and idle < PATIENCE:
+        if run.setting_scoped and len(kept) >= run.stories_per_setting and all(r["g"] <= 0 for r in kept):
+            break  # N kept stories at accuracy 0: no further search can make them harder
+        # one-story searches of a setting depend on each other only through the budget left: start the next ones
+        # early when the sequential loop would surely run them with a full per-story budget (see SPECULATE)
+        launched = max(launched, i)
+        while launched < i + window:
+            k = launched
+            if k in done_attempts:
+                launched += 1
+                continue
+            if k == i:
+                this = budget - used if run.setting_scoped else min(per_story, budget - used)
+            elif not _worth_starting(run, used, i, k, done_attempts, idle, spends, cost):
+                break
+            else:
+                this = per_story
+            flight[k] = (this, asyncio.ensure_future(_attempt(setting, k, contexts, answer, run, this)))
+            launched += 1
+        if i in done_attempts:
+            rec = done_attempts[i]
+        else:
+            this, task = flight.pop(i)
+            rec = await task
+            right = budget - used if run.setting_scoped else min(per_story, budget - used)
+            # a search started early with more budget than the sequential loop gives it is still the sequential
+            # search when the budget never came into play (paper A* spent less than the right budget)
+            if this != right and not (_budget_blind_below(run) and cost(rec) < right):
+                prog.model_calls += rec["model_calls"]  # wasted, but made all the same
+                prog.wasted_calls += rec["model_calls"]
+                rec = await _attempt(setting, i, contexts, answer, run, right)
+            on_attempt(rec)
+            spends.append(cost(rec))
+        prog.searches += 1
+        prog.spent += rec["spent"]
+        prog.model_calls += rec["model_calls"]
+        used += cost(rec)
+        candidates += rec.get("stories", [])
+        kept = select_kept(candidates, run, shapes)
+        prog.candidates = len(candidates)
+        prog.found = [r["g"] for r in kept]
+        idle = idle + 1 if rec["spent"] == 0 else 0
+        i += 1
+        on_update(prog)
+    for _, task in flight.values():  # started early but never reached: their calls were made all the same
+        rec = await task
+        prog.model_calls += rec["model_calls"]
+        prog.wasted_calls += rec["model_calls"]
+    prog.done = True
+    on_update(prog)
+    return kept
+
+
+def prepare_out_dir(out_dir: Path, run: RunConfig) -> None:
+    """Create `out_dir` with its run.json, or check that the run already there has the same configuration."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    meta_path = out_dir / "run.json"
+    meta = run.to_dict()
+    if meta_path.exists():
+        old = json.loads(meta_path.read_text())
+        if old != meta:
+            diff = sorted(k for k in meta if old.get(k) != meta[k])
+            raise RunConfigMismatch(
+                f"{out_dir} holds a run with a different configuration ({', '.join(diff)}); use another --out"
+            )
+    else:
+        meta_path.write_text(json.dumps(meta, indent=2) + "\n")
+
+
+async def run_searches(
+    settings: Sequence[Setting],
+    contexts: Sequence[Context],
+    answer: Answerer,
+    run: RunConfig,
+    out_dir: Path,
+    *,
+    parallel_settings: int = 4,
+    on_update: Callable[[SettingProgress], None] = lambda p: None,
+) -> list[SettingProgress]:
+    """Search every setting (up to `parallel_settings` at once), appending results to `out_dir` as they come."""
+    if not contexts:
+        raise ValueError("no contexts to build stories from")
+    prepare_out_dir(out_dir, run)
+    stories_path, attempts_path = out_dir / "stories.jsonl", out_dir / "attempts.jsonl"
+    done: dict[str, dict[int, dict[str, Any]]] = {}
+    for rec in read_jsonl(attempts_path):
+        done.setdefault(rec["setting_id"], {})[rec["attempt"]] = rec
+    # a setting's stories are written once all its attempts are in attempts.jsonl; a kill between two story lines
+    # leaves some written: the same attempts select the same stories, and only the missing lines are written
+    written: dict[str, set[str]] = {}
+    for rec in read_jsonl(stories_path):
+        written.setdefault(rec["setting_id"], set()).add(_record_digest(rec))
+    stories, attempts = _Writer(stories_path), _Writer(attempts_path)
+    progress = [SettingProgress(s, run.stories_per_setting) for s in settings]
+    sem = asyncio.Semaphore(max(1, parallel_settings))
+
+    async def guarded(j: int, p: SettingProgress) -> None:
+        async with sem:
+            sid = p.setting.id
+            kept = await search_setting(p.setting, slot_contexts(contexts, run.seed, j, run.stories_per_setting),
+                                        answer, run, done_attempts=done.get(sid, {}), on_attempt=attempts.write,
+                                        progress=p, on_update=on_update)
+            for rec in kept:
+                # known by content identity: the same story is never written twice into one run
+                if _record_digest(rec) not in written.get(sid, set()):
+                    stories.write(rec)
+
+    await asyncio.gather(*(guarded(j, p) for j, p in enumerate(progress)))
+    return progress

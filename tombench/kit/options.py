@@ -1,0 +1,113 @@
+"""Numeric options checked at the boundary: one line naming the option, its valid range and the value given.
+
+Every task (`-T name=value`) and command (`--name value`) reads its numbers through these helpers, so a bad value
+never reaches the code that would misuse it (issue #19: `people=-1` sliced a list from the end and labelled 3-person
+stories "p-1"; `people=0` ended in a 289-line traceback). Task errors are `OptionError` (Inspect prints them as one
+line); commands turn them into `UserError` (tombench.commands._common.checked) or use click's `IntRange`.
+
+    people = check_ints("people", people, lo=1, hi=people_limit(contexts), default=(2, 3, 4))
+    budget = check_int("budget", budget, lo=1)
+    refine = check_float("refine", refine, lo=0.0, hi=1.0)
+
+Integers may come as ints or integer strings ("3", "2,3,4" for lists: Inspect's `-T` parser leaves "2,3" a string);
+bools, fractions and other text are rejected, never truncated or coerced.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from tombench.kit.errors import OptionError
+
+__all__ = ["MAX_MOVES", "check_float", "check_int", "check_ints", "people_limit", "rooms_limit", "valid_range"]
+
+#: A story has at most `Setting.max_sentences` (15) sentences and each important action is one of them.
+MAX_MOVES = 15
+
+
+def valid_range(lo: float | None, hi: float | None, what: str = "an integer") -> str:
+    """'an integer from 1 to 6', 'an integer >= 1', 'a number from 0 to 1', 'an integer'."""
+    if lo is not None and hi is not None:
+        return f"{what} from {lo:g} to {hi:g}"
+    if lo is not None:
+        return f"{what} >= {lo:g}"
+    if hi is not None:
+        return f"{what} <= {hi:g}"
+    return what
+
+
+def _as_int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, str):
+        try:
+            return int(value.strip())
+        except ValueError:
+            return None
+    return None
+
+
+def check_int(name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
+    """`value` as an int in [lo, hi] (either bound may be None), or an `OptionError` saying the valid range."""
+    n = _as_int(value)
+    if n is None or (lo is not None and n < lo) or (hi is not None and n > hi):
+        raise OptionError(f"Invalid {name} value: {value!r}. Must be {valid_range(lo, hi)}")
+    return n
+
+
+def check_float(name: str, value: Any, lo: float | None = None, hi: float | None = None) -> float:
+    """`value` as a finite float in [lo, hi], or an `OptionError` saying the valid range."""
+    x: float | None = None
+    if not isinstance(value, bool):
+        try:
+            x = float(value)
+        except (TypeError, ValueError):
+            x = None
+    if x is None or not math.isfinite(x) or (lo is not None and x < lo) or (hi is not None and x > hi):
+        raise OptionError(f"Invalid {name} value: {value!r}. Must be {valid_range(lo, hi, 'a number')}")
+    return x
+
+
+def check_ints(
+    name: str,
+    value: Any,
+    lo: int | None = None,
+    hi: int | None = None,
+    default: Sequence[int] | None = None,
+) -> list[int]:
+    """A list of ints in [lo, hi] from an int, a list, or a comma-separated string; None gives `default`.
+
+    An empty list is an error (a grid with no people has no settings), as is any item out of range; the message
+    names all bad items and the range.
+    """
+    if value is None and default is not None:
+        return list(default)
+    if isinstance(value, str):
+        items: list[Any] = [v.strip() for v in value.split(",") if v.strip()]
+    elif isinstance(value, (list, tuple)):
+        items = list(value)
+    else:
+        items = [value]
+    out = [_as_int(v) for v in items]
+    bad = [v for v, n in zip(items, out, strict=True) if n is None or (lo is not None and n < lo) or (hi is not None and n > hi)]
+    if not items or bad:
+        shown = ",".join(str(b) for b in bad) if bad else repr(value)
+        must = valid_range(lo, hi, "integers")
+        raise OptionError(f"Invalid {name} value(s): {shown}. Must be {must}, one or a comma-separated list")
+    return [n for n in out if n is not None]
+
+
+def people_limit(contexts: Iterable[Any]) -> int:
+    """The most people a story can have with these contexts (each story takes its people from one context)."""
+    return max((len(c.people) for c in contexts), default=0)
+
+
+def rooms_limit(contexts: Iterable[Any]) -> int:
+    """The most rooms a story can use with these contexts."""
+    return max((len(c.rooms) for c in contexts), default=0)

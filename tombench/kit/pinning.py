@@ -1,0 +1,249 @@
+"""Pinned data sources for the established ToM suites: one place that fetches, verifies and describes a suite's file.
+
+A suite's data is either a file of a Hugging Face dataset repo at a full commit sha (`HubFile`), or a file the
+authors released elsewhere (a GitHub commit, a zip inside it), pinned by its SHA-256 (`UrlFile`). `-T data=PATH`
+replaces the download with a local copy, which is hashed and recorded too (and says whether it is the pinned file).
+
+    from tombench.kit.pinning import UrlFile, fetch
+    TOMI = UrlFile(url="https://raw.githubusercontent.com/.../tomi.zip", sha256="d838...", member="test.txt")
+    path, provenance = fetch(TOMI, data=None, suite="ToMi")   # cached after the first call
+    provenance |= {"dataset_records": len(records)}           # the task puts it into Task(metadata=...)
+
+Every failure a user can cause (offline, a hash mismatch, a missing local file, a zip without the member) is one
+`OptionError` line saying what to do. Hub files go through `huggingface_hub.hf_hub_download` (its cache, auth and
+retries); URL files through `fsspec` (http(s) and file:// alike) into `$TOMBENCH_CACHE` (default
+`~/.cache/tombench/suites`), written atomically and re-verified on every use, so a corrupt cache is an error, never
+silently served. `HF_HUB_OFFLINE=1` or `TOMBENCH_OFFLINE=1` skip the network at once.
+
+Provenance keys (task metadata, hence the log and the leaderboard row): `dataset_id` (where it came from),
+`dataset_revision` (the Hub commit, or `sha256:<hex>` for a URL or local file), `dataset_sha256` (of the file read),
+`dataset_pinned` (True when that is the pinned file), and, added by the task, `dataset_records`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import re
+import tarfile
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from tombench.kit.errors import OptionError
+
+__all__ = ["HubFile", "UrlFile", "Source", "cache_dir", "fetch", "sha256_file"]
+
+_SHA1 = re.compile(r"^[0-9a-f]{40}$")
+_SHA256 = re.compile(r"^[0-9a-f]{64}$")
+
+
+@dataclass(frozen=True)
+class HubFile:
+    """A file of a Hub dataset repo at a full commit sha (never a branch: a branch moves)."""
+
+    repo: str
+    filename: str
+    revision: str
+    sha256: str | None = None
+
+    def __post_init__(self) -> None:
+        if not _SHA1.match(self.revision):
+            raise ValueError(f"HubFile revision must be a full 40-hex commit sha, got {self.revision!r}")
+
+    @property
+    def id(self) -> str:
+        return f"hf://datasets/{self.repo}/{self.filename}"
+
+
+@dataclass(frozen=True)
+class UrlFile:
+    """A released file pinned by SHA-256; `member` names the file to read inside a zip archive."""
+
+    url: str
+    sha256: str
+    member: str | None = None
+
+    def __post_init__(self) -> None:
+        if not _SHA256.match(self.sha256):
+            raise ValueError(f"UrlFile sha256 must be 64 lower-case hex digits, got {self.sha256!r}")
+
+    @property
+    def id(self) -> str:
+        return self.url if self.member is None else f"{self.url}#{self.member}"
+
+    @property
+    def filename(self) -> str:
+        return self.url.rstrip("/").rsplit("/", 1)[-1] or "data"
+
+
+Source = HubFile | UrlFile
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def cache_dir() -> Path:
+    """Where URL files are kept: `$TOMBENCH_CACHE`, else `$XDG_CACHE_HOME/tombench/suites`, else ~/.cache/..."""
+    if env := os.environ.get("TOMBENCH_CACHE"):
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "tombench" / "suites"
+
+
+def _offline() -> bool:
+    return any(os.environ.get(v, "").strip().lower() in ("1", "true", "yes") for v in ("HF_HUB_OFFLINE",
+                                                                                     "TOMBENCH_OFFLINE"))
+
+
+def _advice(suite: str) -> str:
+    return f"connect to the internet once (the file is then cached), or pass a local copy with -T data=PATH ({suite})"
+
+
+# ------------------------------------------------------------------------------------------------------- fetching
+def _download_url(src: UrlFile, suite: str) -> Path:
+    """The verified archive or file in the cache, downloading it once."""
+    target = cache_dir() / src.sha256[:16] / src.filename
+    if target.is_file():
+        got = sha256_file(target)
+        if got == src.sha256:
+            return target
+        raise OptionError(
+            f"cached {suite} file {str(target)!r} has SHA-256 {got[:12]}..., expected {src.sha256[:12]}...: delete it "
+            "and run again"
+        )
+    if _offline():
+        raise OptionError(f"cannot download {src.url} (offline mode): {_advice(suite)}")
+    import fsspec
+
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(dir=target.parent, prefix=".part-")
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as out, fsspec.open(src.url, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                out.write(block)
+        got = sha256_file(tmp)
+        if got != src.sha256:
+            raise OptionError(
+                f"{src.url} has SHA-256 {got[:12]}..., expected {src.sha256[:12]}... (the release changed or the "
+                f"download was corrupted): pass the pinned file with -T data=PATH ({suite})"
+            )
+        tmp.replace(target)  # atomic: an interrupted download never leaves a half file under the final name
+    except OptionError:
+        raise
+    except Exception as e:  # noqa: BLE001 - offline, proxy, 404: all end in the same advice
+        raise OptionError(f"cannot download {src.url} ({type(e).__name__}): {_advice(suite)}") from None
+    finally:
+        tmp.unlink(missing_ok=True)
+    return target
+
+
+def _download_hub(src: HubFile, suite: str) -> Path:
+    from huggingface_hub import hf_hub_download
+
+    kwargs: dict[str, Any] = {"repo_id": src.repo, "filename": src.filename, "repo_type": "dataset",
+                              "revision": src.revision}
+    try:
+        return Path(hf_hub_download(**kwargs, local_files_only=True))
+    except Exception:  # noqa: BLE001 - not cached yet: download below
+        pass
+    if _offline():
+        raise OptionError(f"cannot download {src.repo}/{src.filename}@{src.revision[:12]} (offline mode): "
+                          f"{_advice(suite)}")
+    hub_logger = logging.getLogger("huggingface_hub")
+    level = hub_logger.level
+    hub_logger.setLevel(logging.ERROR)  # its per-retry warnings would bury the one line that matters
+    try:
+        return Path(hf_hub_download(**kwargs))
+    except Exception as e:  # noqa: BLE001 - offline, proxy, auth, 404
+        raise OptionError(
+            f"cannot download {src.repo}/{src.filename}@{src.revision[:12]} ({type(e).__name__}): {_advice(suite)}"
+        ) from None
+    finally:
+        hub_logger.setLevel(level)
+
+
+def _is_archive(path: Path) -> bool:
+    return zipfile.is_zipfile(path) or tarfile.is_tarfile(path)
+
+
+def _extract_tar(archive: Path, member: str, out: Path, suite: str) -> Path:
+    """A tar(.gz) member (FANToM's release), extracted like a zip member."""
+    with tarfile.open(archive) as t:
+        names = [m.name for m in t.getmembers() if m.isfile()]
+        name = member if member in names else next((n for n in names if n.endswith("/" + member)), None)
+        f = t.extractfile(name) if name is not None else None
+        if f is None:
+            raise OptionError(f"{str(archive)!r} has no member {member!r} ({suite}); members: {names[:8]}")
+        fd, tmp_name = tempfile.mkstemp(dir=out.parent, prefix=".part-")
+        with os.fdopen(fd, "wb") as dst:
+            dst.write(f.read())
+        Path(tmp_name).replace(out)
+    return out
+
+
+def _extract(archive: Path, member: str, suite: str) -> Path:
+    """The zip (or tar) member, extracted once beside the archive (named by the archive's hash, so never stale)."""
+    out = archive.parent / f"{sha256_file(archive)[:16]}-{member.replace('/', '__')}"
+    if out.is_file():
+        return out
+    if not zipfile.is_zipfile(archive) and tarfile.is_tarfile(archive):
+        return _extract_tar(archive, member, out, suite)
+    try:
+        with zipfile.ZipFile(archive) as z:
+            names = z.namelist()
+            name = member if member in names else next((n for n in names if n.endswith("/" + member)), None)
+            if name is None:
+                raise OptionError(f"{str(archive)!r} has no member {member!r} ({suite}); members: {names[:8]}")
+            fd, tmp_name = tempfile.mkstemp(dir=out.parent, prefix=".part-")
+            with os.fdopen(fd, "wb") as f:
+                f.write(z.read(name))
+            Path(tmp_name).replace(out)
+    except zipfile.BadZipFile:
+        raise OptionError(f"{str(archive)!r} is not a zip archive ({suite}): pass the archive or its {member}") from None
+    return out
+
+
+def fetch(source: Source, data: str | None = None, *, suite: str) -> tuple[Path, dict[str, Any]]:
+    """The local path of a suite's file and its provenance: the pinned source, or the local copy `data`.
+
+    A local `data` may be the file itself or, for a zip source, the archive (its member is then read). Its SHA-256
+    is recorded; `dataset_pinned` says whether it equals the pinned file's (a modified copy is allowed: the log
+    then shows it is not the release).
+    """
+    if data:
+        path = Path(data).expanduser()
+        if not path.is_file():
+            raise OptionError(f"{suite} data file {data!r} not found: give an existing file with -T data=PATH")
+        member = source.member if isinstance(source, UrlFile) else None
+        archive_sha = None
+        if member is not None and _is_archive(path):
+            archive_sha = sha256_file(path)
+            path = _extract(path, member, suite)
+        digest = sha256_file(path)
+        pinned_sha = source.sha256
+        pinned = (archive_sha or digest) == pinned_sha if pinned_sha else None
+        prov = {"dataset_id": str(Path(data).expanduser()), "dataset_revision": f"sha256:{archive_sha or digest}",
+                "dataset_sha256": digest, "dataset_pinned": pinned, "dataset_pinned_source": source.id}
+        return path, prov
+    if isinstance(source, HubFile):
+        path = _download_hub(source, suite)
+        digest = sha256_file(path)
+        if source.sha256 and digest != source.sha256:
+            raise OptionError(f"{source.id}@{source.revision[:12]} has SHA-256 {digest[:12]}..., expected "
+                              f"{source.sha256[:12]}...: pass the pinned file with -T data=PATH ({suite})")
+        return path, {"dataset_id": source.id, "dataset_revision": source.revision, "dataset_sha256": digest,
+                      "dataset_pinned": True}
+    archive = _download_url(source, suite)
+    path = _extract(archive, source.member, suite) if source.member else archive
+    return path, {"dataset_id": source.id, "dataset_revision": f"sha256:{source.sha256}",
+                  "dataset_sha256": sha256_file(path), "dataset_pinned": True}

@@ -1,0 +1,407 @@
+"""The public ExploreToM data sample (13,309 questions), or any local file or Hub dataset in its schema.
+
+Paper: Sclar et al., "Explore Theory of Mind: Program-guided adversarial data generation for theory of mind
+reasoning" (ICLR 2025, https://arxiv.org/abs/2412.12175). The public sample was searched adversarially against
+Llama-3.1-70B-Instruct (10 story structures per setting, 50 nodes each) and then infilled; its card asks not to
+treat it as the canonical test set (run `tombench/exploretom_random` or the search for that).
+
+    inspect eval tombench/exploretom_static --model openai/gpt-4o-mini                 # Hub, pinned revision
+    inspect eval tombench/exploretom_static -T text=infilled --model ...                # the infilled stories
+    inspect eval tombench/exploretom_static -T data=ExploreToM-data-sample.csv --model tombench/oracle
+    inspect eval tombench/exploretom_static -T relabel=true --model ...                 # labels from our tracker
+    inspect eval tombench/exploretom_static -T check=substring --model ...              # the original answer test
+
+Columns read: `story_structure`, `infilled_story`, `question`, `expected_answer`, `qprop=nth_order` (-1 memory, 1,
+2), `qprop=non_unique_mental_state` (interesting), `param=story_type`, `param=num_people`, `param=num_moves`,
+`param=num_rooms`; other columns are ignored. Every structure is parsed with the DSL (once per distinct story) to
+learn the question's kind, false-belief flag and the story's containers and rooms (the matcher's candidates).
+`relabel=true` replaces the expected answer (and the interesting flag) with the tracker's wherever the structure
+parses and the question is one the tracker asks, and records `original_answer` and `relabeled` (True where the
+label changed) in the metadata: a corrected split, since the paper's code had label bugs.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import logging
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Literal
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+
+from tombench.dsl.answers import AnswerType, normalise
+from tombench.kit.errors import OptionError
+from tombench.kit.options import check_ints
+from tombench.scorers.story_questions import CheckMode, tom_answer, validate_check
+from tombench.tasks.story_questions import (
+    HEADLINE,
+    TOM_CONFIG,
+    question_candidates,
+    story_metadata,
+    tom_sample,
+    tom_solver,
+)
+
+__all__ = [
+    "HUB_DATASET",
+    "HUB_FILE",
+    "HUB_REVISION",
+    "HUB_ROWS",
+    "StructureCache",
+    "exploretom_static",
+    "load_rows",
+    "record_to_sample",
+]
+
+TASK_VERSION = "1.0.0"
+
+#: The public sample on the Hub, pinned (issue #8): 13,309 rows at this revision.
+HUB_DATASET = "facebook/ExploreToM"
+HUB_FILE = "ExploreToM-data-sample.csv"
+HUB_REVISION = "209e0129d0d01fda1c1aa02b28d1dce0c52180ca"
+HUB_ROWS = 13309
+
+REQUIRED_COLUMNS = ("story_structure", "question", "expected_answer", "qprop=nth_order", "param=story_type")
+
+_TRUE = {"true", "1", "yes", "t"}
+_FALSE = {"false", "0", "no", "f", ""}
+
+
+class DataError(ValueError):
+    """Data a user pointed at cannot be read: the message says what to do, in one line."""
+
+
+# ------------------------------------------------------------------------------------------------------- loading
+def _read_csv(path: Path) -> list[dict[str, Any]]:
+    with path.open(encoding="utf-8", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _read_file(path: Path) -> list[dict[str, Any]]:
+    suffix = path.suffix.lower()
+    if suffix == ".csv":
+        return _read_csv(path)
+    if suffix in (".jsonl", ".json"):
+        text = path.read_text(encoding="utf-8")
+        if text.lstrip().startswith("["):
+            return list(json.loads(text))
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    if suffix == ".parquet":
+        import pyarrow.parquet as pq
+
+        return pq.read_table(path).to_pylist()
+    raise DataError(f"unsupported data file {str(path)!r}: give a .csv, .jsonl, .json or .parquet file")
+
+
+def _download(revision: str) -> Path:
+    """The pinned CSV from the local Hub cache, or downloaded (huggingface_hub's own cache, retries and auth)."""
+    from huggingface_hub import hf_hub_download
+
+    kwargs = {"repo_id": HUB_DATASET, "filename": HUB_FILE, "repo_type": "dataset", "revision": revision}
+    try:
+        return Path(hf_hub_download(**kwargs, local_files_only=True))
+    except Exception:  # noqa: BLE001 - not cached yet: download below
+        pass
+    hub_logger = logging.getLogger("huggingface_hub")
+    level = hub_logger.level
+    hub_logger.setLevel(logging.ERROR)  # its per-retry warnings would bury the one line that matters
+    try:
+        return Path(hf_hub_download(**kwargs))
+    except Exception as e:  # noqa: BLE001 - offline, proxy, auth, 404: all end in the same advice
+        raise DataError(
+            f"cannot download {HUB_DATASET}/{HUB_FILE}@{revision[:12]} ({type(e).__name__}): connect to the "
+            "internet once (the file is then cached), or pass a local copy with -T data=PATH"
+        ) from None
+    finally:
+        hub_logger.setLevel(level)
+
+
+def load_rows(data: str | None = None, revision: str | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Rows of the public sample (`data=None`, pinned revision), a local file or folder, or a Hub dataset id.
+
+    Returns the rows and their provenance (recorded in the task metadata). A folder is read as a dataset saved by
+    `datasets.save_to_disk`, or else as the parquet/jsonl/csv files it holds.
+    """
+    if data is None:
+        rev = revision or HUB_REVISION
+        path = _download(rev)
+        return _read_csv(path), {"data": f"hf://datasets/{HUB_DATASET}/{HUB_FILE}", "revision": rev}
+    path = Path(data).expanduser()
+    if path.is_file():
+        return _read_file(path), {"data": str(path)}
+    if path.is_dir():
+        if (path / "dataset_info.json").exists() or (path / "dataset_dict.json").exists():
+            import datasets
+
+            ds = datasets.load_from_disk(str(path))
+            if isinstance(ds, datasets.DatasetDict):
+                ds = ds[next(iter(ds))]
+            return list(ds), {"data": str(path)}
+        files = sorted(p for p in path.rglob("*") if p.suffix.lower() in (".parquet", ".jsonl", ".csv"))
+        if not files:
+            raise DataError(f"no .parquet, .jsonl or .csv files in folder {str(path)!r}")
+        return [row for f in files for row in _read_file(f)], {"data": str(path)}
+    if data.startswith((".", "/", "~")) or data.endswith((".csv", ".jsonl", ".json", ".parquet")) or "/" not in data:
+        raise DataError(f"data file {data!r} not found: give an existing .csv/.jsonl/.parquet file, folder or Hub id")
+    return _load_hub_dataset(data, revision)
+
+
+def _load_hub_dataset(data: str, revision: str | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    import datasets
+    from huggingface_hub import HfApi
+
+    try:
+        sha = HfApi().dataset_info(data, revision=revision).sha
+        ds = datasets.load_dataset(data, split="train", revision=sha)
+    except Exception as e:  # noqa: BLE001 - network/auth/404 all end in the same one-line advice
+        raise DataError(
+            f"cannot load Hub dataset {data!r} (revision {revision or 'main'}): {type(e).__name__}; check the id, "
+            "your network and HF_TOKEN, or pass a local file with -T data=PATH"
+        ) from None
+    return list(ds), {"data": data, "revision": sha}
+
+
+# ------------------------------------------------------------------------------------------------------- parsing
+def _bool(value: Any) -> bool | None:
+    if value is None or isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in _TRUE:
+        return True
+    if text in _FALSE:
+        return False if text else None
+    return None  # "nan", "None" or anything unreadable: no flag, so the row is left out of that grouping
+
+
+def _int(value: Any) -> int | None:
+    if value is None or str(value).strip() in ("", "nan", "None"):
+        return None
+    return int(float(value))
+
+
+_CONTAINER_NAMES = re.compile(r"to the ([^,.]+?), which is also located in")
+_ROOM_NAMES = re.compile(r"(?:entered|left) the ([^,.]+?)\.")
+
+
+def _answer_type(question: str, expected: str) -> AnswerType:
+    """A row's answer type from its expected answer and question form (when the tracker does not know it)."""
+    answer = normalise(expected)
+    if answer in ("yes", "no"):
+        return AnswerType.YES_NO
+    if answer in ("knows about it", "does not know about it"):
+        return AnswerType.KNOWLEDGE
+    return AnswerType.ROOM if question.startswith("In which room") else AnswerType.CONTAINER
+
+
+def _state_pattern(template: str) -> re.Pattern[str]:
+    pattern = re.escape(template).replace(r"\{person\}", r"[A-Z][\w'-]*").replace(r"\{object\}", r".+")
+    return re.compile(rf"^{pattern}$")
+
+
+@dataclass
+class ParsedStructure:
+    """What the DSL makes of one story structure: the story (None if unparseable) and its questions by text."""
+
+    story: Any = None
+    questions: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+
+
+class StructureCache:
+    """Parses each distinct story structure once (13,309 rows share a few thousand stories).
+
+    Without a context, object-state sentences cannot be read; the structure is then retried with the context-bank
+    contexts whose state-change templates match the failing sentence (the public data's contexts were generated by
+    an LLM, so most such stories stay unparseable and keep their original labels).
+    """
+
+    def __init__(self) -> None:
+        self._parsed: dict[str, ParsedStructure] = {}
+        self._templates: list[tuple[re.Pattern[str], Any]] | None = None
+
+    def _contexts_for(self, sentence: str | None) -> list[Any]:
+        if not sentence:
+            return []
+        if self._templates is None:
+            from tombench.generators.exploretom.contexts import load_context_bank
+
+            self._templates = [(_state_pattern(sc.text), c) for c in load_context_bank() for sc in c.state_changes]
+        return list({id(c): c for p, c in self._templates if p.match(sentence)}.values())
+
+    def get(self, structure: str) -> ParsedStructure:
+        if structure not in self._parsed:
+            self._parsed[structure] = self._parse(structure)
+        return self._parsed[structure]
+
+    def _parse(self, structure: str) -> ParsedStructure:
+        from tombench.dsl import StoryParseError, parse_structure
+        from tombench.dsl.context import ContextError
+
+        try:
+            story = parse_structure(structure)
+        except StoryParseError as e:
+            story, error = None, str(e).splitlines()[0]
+            for ctx in self._contexts_for(e.sentence):
+                try:
+                    story = parse_structure(structure, ctx)
+                    break
+                except (StoryParseError, ContextError):
+                    continue
+            if story is None:
+                return ParsedStructure(error=error)
+        except ContextError as e:
+            return ParsedStructure(error=str(e).splitlines()[0])
+        questions = {q.text: q for q in story.questions(first_order_room_questions=True)}
+        return ParsedStructure(story=story, questions=questions)
+
+
+def record_to_sample(
+    record: Mapping[str, Any],
+    index: int,
+    *,
+    text: Literal["structure", "infilled"] = "structure",
+    relabel: bool = False,
+    structures: StructureCache | None = None,
+) -> Sample:
+    """One row of the public schema as a Sample (id `exploretom-{index:05d}`) with the shared ToM metadata."""
+    structures = structures or StructureCache()
+    structure = str(record["story_structure"]).strip()
+    story_text = structure if text == "structure" else str(record.get("infilled_story") or "").strip()
+    if not story_text:
+        raise DataError(f"row {index} has no {'story_structure' if text == 'structure' else 'infilled_story'}")
+    question = str(record["question"]).strip()
+    original = str(record["expected_answer"]).strip()
+    nth = _int(record.get("qprop=nth_order"))
+    order = 0 if nth is None or nth < 0 else nth
+    original_interesting = _bool(record.get("qprop=non_unique_mental_state")) if order > 0 else None
+
+    parsed = structures.get(structure)
+    q = parsed.questions.get(question)
+    answer_type = q.answer_type if q is not None else _answer_type(question, original)
+    if parsed.story is not None:
+        candidates = question_candidates(parsed.story, answer_type)
+    elif answer_type is AnswerType.CONTAINER:
+        candidates = list(dict.fromkeys(_CONTAINER_NAMES.findall(structure)))
+    elif answer_type is AnswerType.ROOM:
+        candidates = list(dict.fromkeys(_ROOM_NAMES.findall(structure)))
+    else:
+        candidates = []
+
+    answer, interesting, relabeled = original, original_interesting, None
+    if relabel and q is not None:
+        answer, interesting = q.answer, q.interesting
+        relabeled = normalise(q.answer) != normalise(original)
+    story_type = str(record["param=story_type"]).strip()
+    metadata = {
+        **story_metadata(
+            story_type,
+            people=_int(record.get("param=num_people")),
+            moves=_int(record.get("param=num_moves")),
+            rooms=_int(record.get("param=num_rooms")),
+            story_id="s-" + hashlib.sha256(structure.encode()).hexdigest()[:10],
+        ),
+        "order": order,
+        "kind": q.kind if q is not None else None,
+        "interesting": interesting,
+        "false_belief": q.false_belief if q is not None else None,
+        "answer_type": answer_type.value,
+        "candidates": candidates,
+        "parsed": parsed.story is not None,
+        "original_answer": original,
+        "original_interesting": original_interesting,
+        "relabeled": relabeled,
+    }
+    return tom_sample(f"exploretom-{index:05d}", story_text, question, answer, metadata)
+
+
+def _as_list(value: str | Sequence[Any] | None) -> list[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    return [str(v) for v in value]
+
+
+def _check_columns(rows: Iterable[Mapping[str, Any]], where: str) -> None:
+    first = next(iter(rows), None)
+    if first is None:
+        raise DataError(f"no rows in {where}")
+    missing = [c for c in REQUIRED_COLUMNS if c not in first]
+    if missing:
+        raise DataError(f"{where} is not in the ExploreToM schema: missing columns {missing}")
+
+
+@task
+def exploretom_static(
+    data: str | None = None,
+    revision: str | None = None,
+    text: Literal["structure", "infilled"] = "structure",
+    relabel: bool = False,
+    check: CheckMode = "strict",
+    story_types: str | list[str] | None = None,
+    question_orders: int | str | list[int] | None = None,
+    cache: bool = False,
+) -> Task:
+    """The public ExploreToM sample (or a file in its schema), the paper's prompt, the one matcher.
+
+    Args:
+        data: a .csv/.jsonl/.parquet file, a folder, or a Hub dataset id in the public schema (default: the public
+            sample `facebook/ExploreToM`, pinned to revision `HUB_REVISION`).
+        revision: Hub revision for `data` (default: the pinned one for the public sample, `main` otherwise).
+        text: `structure` (the raw story structure, default) or `infilled` (the LLM-infilled story).
+        relabel: take expected answers from our tracker where the structure parses (records `original_answer`
+            and `relabeled`).
+        check: answer test, `strict` (default), `substring` (the original `expected in response.lower()`) or
+            `judge` (a grader model: `--model-role grader=...`).
+        story_types: keep only these story types (e.g. `tomi,tomi+asymmetric`).
+        question_orders: keep only these ToM orders (0 = memory, 1, 2).
+        cache: use Inspect's response cache for model calls.
+    """
+
+    mode = validate_check(check)
+    if text not in ("structure", "infilled"):
+        raise OptionError(f"Invalid text value: {text!r}. Must be one of: ['structure', 'infilled']")
+    try:
+        rows, provenance = load_rows(data, revision)
+        _check_columns(rows, provenance["data"])
+    except DataError as e:
+        raise OptionError(f"exploretom_static: {e}") from None
+
+    structures = StructureCache()
+    samples = [
+        record_to_sample(r, i, text=text, relabel=relabel, structures=structures) for i, r in enumerate(rows)
+    ]
+    types = _as_list(story_types)
+    if types is not None:
+        samples = [s for s in samples if s.metadata and s.metadata["story_type"] in types]
+    if question_orders is not None:
+        wanted = set(check_ints("question_orders", question_orders, 0, 2))
+        samples = [s for s in samples if s.metadata and s.metadata["order"] in wanted]
+    if not samples:
+        raise OptionError(f"exploretom_static: no rows left in {provenance['data']} after filtering")
+    md = [s.metadata or {} for s in samples]
+    return Task(
+        dataset=MemoryDataset(samples, name="exploretom_static", location=provenance["data"]),
+        solver=tom_solver(cache=cache),
+        scorer=tom_answer(check=mode),
+        config=TOM_CONFIG,
+        version=TASK_VERSION,
+        headline_metric=HEADLINE,
+        metadata={
+            "benchmark": "exploretom",
+            "split": "static",
+            **provenance,
+            "text": text,
+            "relabel": relabel,
+            "check": mode,
+            "rows": len(samples),
+            "parsed": sum(1 for m in md if m.get("parsed")),
+            "relabeled": sum(1 for m in md if m.get("relabeled")),
+        },
+    )

@@ -1,0 +1,139 @@
+"""ExploreToM, cross-model transfer: answer stories that were found adversarially against another model.
+
+The paper's Table 2 asks whether stories hard for one model are hard for others. This task takes stories found by
+`tombench search` (its `stories.jsonl` or its `--export-hf` folder), by the live task (its Inspect log), or from a Hub
+dataset in the export's schema, and asks the model under test every question of every story. The generator model is
+kept in each sample's metadata, so `tombench report transfer LOGS...` prints the generator x evaluator matrix.
+
+    tombench search --model tombench/primacy --out runs/primacy
+    inspect eval tombench/exploretom_transfer -T stories=runs/primacy/stories.jsonl --model tombench/recency
+    inspect eval tombench/exploretom_transfer -T stories=logs/adversarial.eval --model openai/gpt-4o-mini
+    tombench report transfer logs/
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Literal
+
+from inspect_ai import Task, task
+
+from tombench.dsl import Setting, Story
+from tombench.kit.errors import OptionError
+from tombench.kit.options import check_ints
+from tombench.scorers.story_questions import tom_answer, validate_check
+from tombench.tasks.story_questions import TOM_CONFIG, story_samples, tom_solver
+
+__all__ = ["exploretom_transfer", "load_found_stories", "FoundStory"]
+
+
+class FoundStory(dict):
+    """{"id", "story": Story, "setting": Setting, "generator_model", "search_method"}: one adversarially found story."""
+
+
+def _setting(rec: dict[str, Any]) -> Setting:
+    return Setting(rec["story_type"], int(rec["people"]), int(rec["moves"]), int(rec["rooms"]))
+
+
+def _from_records(records: Iterator[dict[str, Any]], source: str) -> list[FoundStory]:
+    out = []
+    for rec in records:
+        story = rec.get("story")
+        if story is None and rec.get("story_json"):
+            story = json.loads(rec["story_json"])
+        if story is None:
+            continue
+        out.append(FoundStory(id=rec["id"], story=Story.from_dict(story), setting=_setting(rec),
+                              generator_model=rec.get("model") or rec.get("generator_model") or source,
+                              search_method=rec.get("method") or rec.get("search_method")))
+    return out
+
+
+def _from_log(path: Path) -> list[FoundStory]:
+    from inspect_ai.log import read_eval_log
+
+    log = read_eval_log(str(path))
+    out = []
+    for s in log.samples or []:
+        md = s.metadata or {}
+        search = md.get("search") or {}
+        if md.get("tombench_kind") != "search":
+            continue
+        # improved mode keeps several stories per search sample ("stories"); paper mode one ("story")
+        kept = search.get("stories") or ([{"id": f"{md['setting_id']}|{md['attempt']}", "story": search["story"]}]
+                                         if search.get("story") else [])
+        for k in kept:
+            out.append(FoundStory(id=k["id"], story=Story.from_dict(k["story"]), setting=_setting(md),
+                                  generator_model=log.eval.model, search_method=search.get("method")))
+    return out
+
+
+def load_found_stories(stories: str, revision: str | None = None) -> list[FoundStory]:
+    """Stories from a search output (.jsonl), an Inspect log (.eval/.json), an exported folder, or a Hub dataset id."""
+    path = Path(stories)
+    if path.is_file() and path.suffix == ".jsonl":
+        from tombench.generators.exploretom.search.runner import read_jsonl
+
+        return _from_records(iter(read_jsonl(path)), str(path))
+    if path.is_file() and path.suffix in (".eval", ".json"):
+        return _from_log(path)
+    if path.is_dir() and (path / "dataset_info.json").exists():
+        from datasets import load_from_disk
+
+        return _from_records(iter(load_from_disk(str(path))), str(path))
+    if path.is_dir() and (path / "stories.jsonl").exists():
+        return load_found_stories(str(path / "stories.jsonl"))
+    if path.exists():
+        raise OptionError(f"{stories}: expected a stories.jsonl, an Inspect log, or a folder written by --export-hf")
+    if "/" not in stories:
+        raise OptionError(f"{stories}: no such file, and not a Hub dataset id (ORG/NAME)")
+    try:
+        from datasets import load_dataset
+
+        ds = load_dataset(stories, revision=revision, split="train")
+    except Exception as e:  # offline, no such repo: one actionable line
+        raise OptionError(f"cannot load Hub dataset {stories!r} (revision {revision!r}): "
+                                f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
+    return _from_records(iter(ds), stories)
+
+
+@task
+def exploretom_transfer(
+    stories: str = "",
+    revision: str | None = None,
+    question_orders: int | list[int] | str = "0,1,2",
+    check: Literal["strict", "substring", "judge"] = "strict",
+) -> Task:
+    """Answer stories found against another model (paper Table 2).
+
+    Args:
+        stories: a `tombench search` output (stories.jsonl or its folder), an `--export-hf` folder, a live-task
+            Inspect log, or a Hub dataset id in the export's schema.
+        revision: the Hub dataset revision (pin it for reproducible results).
+        question_orders: ToM orders of the questions asked (0 = state tracking, 1, 2).
+        check: answer matching, "strict", the original "substring", or "judge" (`--model-role grader=...`).
+    """
+    if not stories:
+        raise OptionError("exploretom_transfer needs -T stories=PATH (a tombench search output, an --export-hf "
+                         "folder, a live-task log, or a Hub dataset id)")
+    mode = validate_check(check)
+    orders = check_ints("question_orders", question_orders, 0, 2)
+    found = load_found_stories(stories, revision)
+    if not found:
+        raise OptionError(f"no found stories in {stories}")
+    samples = []
+    for f in found:
+        samples += story_samples(f["story"], story_id=f["id"], setting=f["setting"], orders=orders,
+                                 extra={"generator_model": f["generator_model"],
+                                        "search_method": f.get("search_method")})
+    return Task(
+        dataset=samples,
+        solver=tom_solver(cache=True),
+        scorer=tom_answer(check=mode),
+        config=TOM_CONFIG,
+        metadata={"benchmark": "exploretom", "transfer_source": stories, "transfer_revision": revision,
+                  "generator_models": sorted({f["generator_model"] for f in found})},
+        version="0.1.0",
+    )
