@@ -53,10 +53,16 @@ def _as_int(value: Any) -> int | None:
     return None
 
 
+def _in_range(n: int | None, lo: int | None, hi: int | None) -> bool:
+    """Whether `n` is an integer within the bounds given (a None bound is open): the one test every int check
+    shares, so a single value and a list item are judged alike."""
+    return n is not None and (lo is None or n >= lo) and (hi is None or n <= hi)
+
+
 def check_int(name: str, value: Any, lo: int | None = None, hi: int | None = None) -> int:
     """`value` as an int in [lo, hi] (either bound may be None), or an `OptionError` saying the valid range."""
     n = _as_int(value)
-    if n is None or (lo is not None and n < lo) or (hi is not None and n > hi):
+    if n is None or not _in_range(n, lo, hi):
         raise OptionError(f"Invalid {name} value: {value!r}. Must be {valid_range(lo, hi)}")
     return n
 
@@ -74,6 +80,16 @@ def check_float(name: str, value: Any, lo: float | None = None, hi: float | None
     return x
 
 
+def _list_items(value: Any) -> list[Any]:
+    """The items of a list option as given: Inspect's `-T` leaves "2,3" a string, a config file gives a list, and
+    one number stands for a list of one. Empty pieces of a string ("2,,3", "") are not items."""
+    if isinstance(value, str):
+        return [v.strip() for v in value.split(",") if v.strip()]
+    if isinstance(value, (list, tuple)):
+        return list(value)
+    return [value]
+
+
 def check_ints(
     name: str,
     value: Any,
@@ -88,14 +104,9 @@ def check_ints(
     """
     if value is None and default is not None:
         return list(default)
-    if isinstance(value, str):
-        items: list[Any] = [v.strip() for v in value.split(",") if v.strip()]
-    elif isinstance(value, (list, tuple)):
-        items = list(value)
-    else:
-        items = [value]
+    items = _list_items(value)
     out = [_as_int(v) for v in items]
-    bad = [v for v, n in zip(items, out, strict=True) if n is None or (lo is not None and n < lo) or (hi is not None and n > hi)]
+    bad = [v for v, n in zip(items, out, strict=True) if not _in_range(n, lo, hi)]
     if not items or bad:
         shown = ",".join(str(b) for b in bad) if bad else repr(value)
         must = valid_range(lo, hi, "integers")

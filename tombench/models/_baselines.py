@@ -298,6 +298,41 @@ def _reality(p: ParsedPrompt, a: _Analysis) -> str | None:
     return value if isinstance(value, str) and value in (a.containers + a.rooms) else None
 
 
+def _pick_listed(name: str, choices: Sequence[str], seed: int, text: str) -> str:
+    """A baseline's guess among answers the prompt lists itself: nothing in the story ranks them, so recency takes
+    the last, random a seeded one and every other baseline the first."""
+    if name == "random":
+        return random.Random(prompt_seed(seed, text)).choice(choices)
+    return choices[-1] if name == "recency" else choices[0]
+
+
+def _answer_listed(name: str, text: str, seed: int) -> str | None:
+    """The answer to a prompt that is no §5.1 question but lists its answers, as option letters (multiple choice,
+    in the format the prompt asks for) or as words its instruction offers; None when it lists none."""
+    options = _options(text)
+    if options:
+        return _format_letter(_pick_listed(name, options, seed, text), text)
+    offered = offered_answers(text)
+    if offered:
+        return _pick_listed(name, offered, seed, text)
+    return None
+
+
+def _answer_from_story(name: str, p: ParsedPrompt, a: _Analysis, seed: int, text: str) -> str:
+    """Each baseline's own rule over the story's candidates. The oracle falls back to reality, then recency, when
+    the tracker has no answer: an unparseable story still gets the best guess a story-reader can make."""
+    if name == "oracle" and (q := a.questions.get(p.question)) is not None:
+        return q.answer
+    if name in ("oracle", "reality"):
+        result = _reality(p, a) or _ordered(p, a, last=True)
+    elif name in ("recency", "primacy"):
+        result = _ordered(p, a, last=name == "recency")
+    else:
+        names = _candidates(p, a)
+        result = random.Random(prompt_seed(seed, text)).choice(names) if names else None
+    return result or UNKNOWN
+
+
 def answer(
     name: str, text: str, *, seed: int = 0, contexts: Sequence[Context] = ()
 ) -> str:
@@ -309,33 +344,12 @@ def answer(
     if name not in BASELINES:
         raise ValueError(f"Unknown baseline {name!r}. Must be one of: {list(BASELINES)}")
     p = split_prompt(text)
-    a = _analyse(p.story, tuple(contexts)) if p.answer_type is not None else _Analysis(None, False)
-    if p.answer_type is None:
-        options = _options(text)
-        if options:
-            if name == "random":
-                letter = random.Random(prompt_seed(seed, text)).choice(options)
-            else:
-                letter = options[-1] if name == "recency" else options[0]
-            return _format_letter(letter, text)
-        offered = offered_answers(text)
-        if offered:  # answers named in the instruction: chosen as letters are (first, last or seeded)
-            if name == "random":
-                return random.Random(prompt_seed(seed, text)).choice(offered)
-            return offered[-1] if name == "recency" else offered[0]
-    if name == "oracle":
-        q = a.questions.get(p.question)
-        if q is not None:
-            return q.answer
-        result = _reality(p, a) or _ordered(p, a, last=True)
-    elif name == "reality":
-        result = _reality(p, a) or _ordered(p, a, last=True)
-    elif name in ("recency", "primacy"):
-        result = _ordered(p, a, last=name == "recency")
-    else:
-        names = _candidates(p, a)
-        result = random.Random(prompt_seed(seed, text)).choice(names) if names else None
-    return result or UNKNOWN
+    if p.answer_type is not None:
+        return _answer_from_story(name, p, _analyse(p.story, tuple(contexts)), seed, text)
+    listed = _answer_listed(name, text, seed)
+    if listed is not None:
+        return listed
+    return _answer_from_story(name, p, _Analysis(None, False), seed, text)
 
 
 def answer_question(

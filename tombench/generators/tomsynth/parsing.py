@@ -107,31 +107,43 @@ def _as_text(value: Any) -> str:
 _LETTER_PREFIX = re.compile(r"^\s*\(?([A-Da-d])[\).:]\s+")
 
 
+def _option_text(value: Any, letter: str) -> str:
+    """An option's text without the letter models repeat inside it ("B) the box" under key B); another letter is
+    left alone, since it may belong to the text."""
+    text = _as_text(value)
+    pm = _LETTER_PREFIX.match(text)
+    if pm and pm.group(1).upper() == letter:
+        text = text[pm.end():]
+    return text.strip()
+
+
+def _options_from_dict(value: dict[Any, Any]) -> dict[str, str]:
+    """Options keyed by letter, however the model spells the key ("A", "(b)", "Option C:")."""
+    out: dict[str, str] = {}
+    for k, v in value.items():
+        m = re.fullmatch(r"\s*(?:option\s*)?\(?([A-Da-d])\)?[.:]?\s*", str(k), re.IGNORECASE)
+        if not m:
+            raise ParseError("bad_options", f"option key {k!r} is not a letter A-D")
+        letter = m.group(1).upper()
+        out[letter] = _option_text(v, letter)
+    return out
+
+
+def _options_from_list(value: list[Any]) -> dict[str, str]:
+    """Options given in order, lettered A-D by position; anything but exactly four is an error."""
+    out = {letter: _option_text(v, letter) for letter, v in zip(LETTERS, value, strict=False)}
+    if len(value) != len(LETTERS):
+        raise ParseError("bad_options", f"expected 4 options, got {len(value)}")
+    return out
+
+
 def _parse_options(value: Any) -> dict[str, str]:
+    """Options A-D in order from a dict or a list; a `bad_options` ParseError (a counted retry) for anything else,
+    a missing letter or an empty option."""
     if isinstance(value, dict):
-        out: dict[str, str] = {}
-        for k, v in value.items():
-            m = re.fullmatch(r"\s*(?:option\s*)?\(?([A-Da-d])\)?[.:]?\s*", str(k), re.IGNORECASE)
-            if not m:
-                raise ParseError("bad_options", f"option key {k!r} is not a letter A-D")
-            letter = m.group(1).upper()
-            text = _as_text(v)
-            pm = _LETTER_PREFIX.match(text)
-            if pm and pm.group(1).upper() == letter:
-                text = text[pm.end():]
-            out[letter] = text.strip()
+        out = _options_from_dict(value)
     elif isinstance(value, list):
-        out = {}
-        for i, v in enumerate(value):
-            if i >= len(LETTERS):
-                break
-            text = _as_text(v)
-            pm = _LETTER_PREFIX.match(text)
-            if pm and pm.group(1).upper() == LETTERS[i]:
-                text = text[pm.end():]
-            out[LETTERS[i]] = text.strip()
-        if len(value) != len(LETTERS):
-            raise ParseError("bad_options", f"expected 4 options, got {len(value)}")
+        out = _options_from_list(value)
     else:
         raise ParseError("bad_options", "options are neither a dict nor a list")
     if sorted(out) != list(LETTERS):

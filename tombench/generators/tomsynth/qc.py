@@ -74,24 +74,38 @@ _REFERS_TO_OPTIONS = re.compile(
 )
 
 
-def check_item(item: Item, limits: Stage1Limits = Stage1Limits()) -> list[str]:
-    """The stage-1 defects of one item (empty list: it passes)."""
+def _choice_defects(item: Item, texts: list[str]) -> list[str]:
+    """Whether the item is a well-formed four-way choice at all: four distinct non-empty options and a key among
+    them (an item failing these cannot be answered, whatever its text)."""
     defects = []
     if sorted(item.options) != list(LETTERS):
         defects.append("not_4_options")
-    texts = [item.options.get(letter, "") for letter in LETTERS]
     if any(not t.strip() for t in texts):
         defects.append("empty_option")
     if len({_norm(t) for t in texts}) != len(texts):
         defects.append("duplicate_options")
     if item.answer not in LETTERS:
         defects.append("invalid_answer_key")
+    return defects
+
+
+def _length_defects(item: Item, texts: list[str], limits: Stage1Limits) -> list[str]:
+    """The length limits (`Stage1Limits`): a story under the minimum or well past the prompt's 800 characters, an
+    empty or overlong question, an overlong option."""
+    defects = []
     if not limits.min_text_chars <= len(item.text) <= limits.max_text_chars:
         defects.append("text_length")
     if not item.question.strip() or len(item.question) > limits.max_question_chars:
         defects.append("question_length")
     if any(len(t) > limits.max_option_chars for t in texts):
         defects.append("option_length")
+    return defects
+
+
+def check_item(item: Item, limits: Stage1Limits = Stage1Limits()) -> list[str]:
+    """The stage-1 defects of one item (empty list: it passes)."""
+    texts = [item.options.get(letter, "") for letter in LETTERS]
+    defects = _choice_defects(item, texts) + _length_defects(item, texts, limits)
     if any(_REFERS_TO_OPTIONS.search(t) for t in texts):
         defects.append("option_refers_to_options")
     return defects

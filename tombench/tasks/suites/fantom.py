@@ -63,6 +63,68 @@ def _qa(kind: str, record: Mapping[str, Any], prompt: str, **extra: Any) -> dict
     return {"kind": kind, "question": str(record["question"]), "prompt": prompt, **extra}
 
 
+def _belief_questions(belief: Mapping[str, Any], convo: str, set_id: str) -> list[dict[str, Any]]:
+    """One belief question asked twice, as the paper does: free-form, and as a two-way choice whose option order is
+    fixed by the question (`mc_order`), so a rerun asks the same prompt."""
+    q, right, wrong = str(belief["question"]), str(belief["correct_answer"]), str(belief["wrong_answer"])
+    acc, tom_type = belief.get("missed_info_accessibility"), belief.get("tom_type")
+    second = mc_order(set_id, q)
+    options = [wrong, right] if second else [right, wrong]
+    mc = f"{q}\n(a) {options[0]}\n(b) {options[1]}\n\nChoose an answer from above:"
+    return [
+        _qa("belief_free", belief, f"{convo}\n\nQuestion: {q}\nAnswer:", correct=right, wrong=wrong,
+            accessibility=acc, tom_type=tom_type),
+        _qa("belief_choice", belief, f"{convo}\n\nQuestion: {mc}", correct="b" if second else "a",
+            options=options, accessibility=acc, tom_type=tom_type),
+    ]
+
+
+def _list_question(name: str, header: str, item: Mapping[str, Any], convo: str, context: str) -> dict[str, Any]:
+    """The "which characters ..." question. With the full input the authors re-label the scenario: a list that
+    names any unaware character makes the question inaccessible, whatever the record says."""
+    acc = item.get("missed_info_accessibility")
+    if context == "full" and len(item.get("wrong_answer") or []) > 0:
+        acc = "inaccessible"
+    return _qa(f"{name}_list", item, f"{convo}\n\n{header}\nQuestion: {item['question']}\nAnswer:",
+               correct=list(item["correct_answer"]), wrong=list(item.get("wrong_answer") or []), accessibility=acc)
+
+
+def _full_input_scenario(binaries: Sequence[Mapping[str, Any]]) -> str | None:
+    """The authors' scenario for a set's yes/no questions under the full input: one "no" makes the whole set
+    inaccessible (someone missed the information somewhere in the conversation)."""
+    if not binaries:
+        return None
+    if any(b["correct_answer"] != "yes" for b in binaries):
+        return "inaccessible"
+    return binaries[0].get("missed_info_accessibility")
+
+
+def _binary_questions(
+    name: str, header: str, binaries: Sequence[Mapping[str, Any]], convo: str, context: str
+) -> list[dict[str, Any]]:
+    """The per-character yes/no questions. An answer "no:long" holds for the full conversation only, so with the
+    short input the authors drop the question (`run_reports`); with the full input it is a plain "no"."""
+    full_acc = _full_input_scenario(binaries) if context == "full" else None
+    out = []
+    for b in binaries:
+        if context == "short" and b["correct_answer"] == "no:long":
+            continue
+        out.append(
+            _qa(f"{name}_binary", b,
+                f"{convo}\n\n{header}\nQuestion: {b['question']} Answer yes or no.\nAnswer:",
+                correct="yes" if b["correct_answer"] == "yes" else "no",
+                accessibility=full_acc if context == "full" else b.get("missed_info_accessibility"))
+        )
+    return out
+
+
+#: The two families of who-knows questions: (kind prefix, list record key, yes/no records key).
+_WHO_KNOWS: tuple[tuple[str, str, str], ...] = (
+    ("answerability", "answerabilityQA_list", "answerabilityQAs_binary"),
+    ("info", "infoAccessibilityQA_list", "infoAccessibilityQAs_binary"),
+)
+
+
 def flatten_set(fantom_set: Mapping[str, Any], *, context: str = "short") -> list[dict[str, Any]]:
     """The questions of one set, each with its prompt, gold answer and scenario (`missed_info_accessibility`).
 
@@ -77,51 +139,13 @@ def flatten_set(fantom_set: Mapping[str, Any], *, context: str = "short") -> lis
         _qa("fact", fact, f"{convo}\n\nQuestion: {fact_q}\nAnswer:", correct=fact_a, accessibility=None)
     ]
     for belief in fantom_set.get("beliefQAs") or []:
-        q, right, wrong = str(belief["question"]), str(belief["correct_answer"]), str(belief["wrong_answer"])
-        acc, tom_type = belief.get("missed_info_accessibility"), belief.get("tom_type")
-        out.append(
-            _qa("belief_free", belief, f"{convo}\n\nQuestion: {q}\nAnswer:", correct=right, wrong=wrong,
-                accessibility=acc, tom_type=tom_type)
-        )
-        second = mc_order(set_id, q)
-        options = [wrong, right] if second else [right, wrong]
-        mc = f"{q}\n(a) {options[0]}\n(b) {options[1]}\n\nChoose an answer from above:"
-        out.append(
-            _qa("belief_choice", belief, f"{convo}\n\nQuestion: {mc}", correct="b" if second else "a",
-                options=options, accessibility=acc, tom_type=tom_type)
-        )
-    lists = (
-        ("answerability", f"Target: {fact_q}"),
-        ("info", f"Information: {fact_q} {fact_a}"),
-    )
-    for name, header in lists:
-        key = "answerabilityQA_list" if name == "answerability" else "infoAccessibilityQA_list"
-        item = fantom_set.get(key)
+        out += _belief_questions(belief, convo, set_id)
+    headers = {"answerability": f"Target: {fact_q}", "info": f"Information: {fact_q} {fact_a}"}
+    for name, list_key, binary_key in _WHO_KNOWS:
+        item = fantom_set.get(list_key)
         if item is not None:
-            acc = item.get("missed_info_accessibility")
-            if context == "full" and len(item.get("wrong_answer") or []) > 0:
-                acc = "inaccessible"
-            out.append(
-                _qa(f"{name}_list", item, f"{convo}\n\n{header}\nQuestion: {item['question']}\nAnswer:",
-                    correct=list(item["correct_answer"]), wrong=list(item.get("wrong_answer") or []),
-                    accessibility=acc)
-            )
-        binaries = fantom_set.get("answerabilityQAs_binary" if name == "answerability" else "infoAccessibilityQAs_binary")
-        binaries = list(binaries or [])
-        full_acc = None
-        if context == "full" and binaries:
-            full_acc = binaries[0].get("missed_info_accessibility")
-            if any(b["correct_answer"] != "yes" for b in binaries):
-                full_acc = "inaccessible"
-        for b in binaries:
-            if context == "short" and b["correct_answer"] == "no:long":
-                continue
-            gold = "yes" if b["correct_answer"] == "yes" else "no"
-            out.append(
-                _qa(f"{name}_binary", b,
-                    f"{convo}\n\n{header}\nQuestion: {b['question']} Answer yes or no.\nAnswer:",
-                    correct=gold, accessibility=full_acc if context == "full" else b.get("missed_info_accessibility"))
-            )
+            out.append(_list_question(name, headers[name], item, convo, context))
+        out += _binary_questions(name, headers[name], list(fantom_set.get(binary_key) or []), convo, context)
     return out
 
 

@@ -122,14 +122,9 @@ def tracker_answer(story: str, question: str) -> str | None:
 
 
 # ------------------------------------------------------------------------------------------------------- reading
-def read_tomi(text: str, trace: str | None = None) -> list[dict[str, Any]]:
-    """The question records of a ToMi `.txt` file, joined with its `.trace` file when given.
-
-    Each question line closes one record: the story is every line since the last line numbered 1. The trace has one
-    line per question and no key of its own, so it is joined by position and checked by content: its question type
-    must be the question's and its event count the story's number of non-distractor sentences minus the placement;
-    any mismatch is an error, never a silent misalignment.
-    """
+def _read_questions(text: str) -> list[dict[str, Any]]:
+    """The question records of a `.txt` file: bAbI numbering restarts at 1 for each story, and every question line
+    closes a record over the story told so far (several questions share one story)."""
     records: list[dict[str, Any]] = []
     story: list[str] = []
     for n, raw in enumerate(text.splitlines(), 1):
@@ -146,22 +141,40 @@ def read_tomi(text: str, trace: str | None = None) -> list[dict[str, Any]]:
             records.append({"story": list(story), "question": question.strip(), "answer": answer.strip()})
         else:
             story.append(body.strip())
+    return records
+
+
+def _apply_trace(number: int, record: dict[str, Any], line: str) -> None:
+    """Add one trace line's story type and tom flag to its record, after checking that the line describes it: the
+    trace has no key, so its question type and event count are the only guard against joining the wrong line."""
+    *events, qtrace, story_type = line.split(",")
+    m = _TRACE_TYPE.match(qtrace)
+    if m is None:
+        raise ValueError(f"trace line {number}: unknown question type {qtrace!r}")
+    kind = m.group(1) or m.group(3) or m.group(4)
+    acting = [s for s in record["story"] if not re.match(r"^\S+ (?:likes|dislikes|loves|hates) the ", s)]
+    if kind != question_type(record["question"])[0] or len(events) != len(acting) - 1:
+        raise ValueError(f"trace line {number} does not describe question {number} ({qtrace}, {len(events)} events)")
+    record["story_type"] = story_type
+    record["tom"] = (m.group(2) is None) if m.group(1) else None
+
+
+def read_tomi(text: str, trace: str | None = None) -> list[dict[str, Any]]:
+    """The question records of a ToMi `.txt` file, joined with its `.trace` file when given.
+
+    Each question line closes one record: the story is every line since the last line numbered 1. The trace has one
+    line per question and no key of its own, so it is joined by position and checked by content: its question type
+    must be the question's and its event count the story's number of non-distractor sentences minus the placement;
+    any mismatch is an error, never a silent misalignment.
+    """
+    records = _read_questions(text)
     if trace is None:
         return records
     lines = [ln.strip() for ln in trace.splitlines() if ln.strip()]
     if len(lines) != len(records):
         raise ValueError(f"the trace has {len(lines)} lines for {len(records)} questions")
     for i, (rec, line) in enumerate(zip(records, lines, strict=True)):
-        *events, qtrace, story_type = line.split(",")
-        m = _TRACE_TYPE.match(qtrace)
-        if m is None:
-            raise ValueError(f"trace line {i + 1}: unknown question type {qtrace!r}")
-        kind = m.group(1) or m.group(3) or m.group(4)
-        acting = [s for s in rec["story"] if not re.match(r"^\S+ (?:likes|dislikes|loves|hates) the ", s)]
-        if kind != question_type(rec["question"])[0] or len(events) != len(acting) - 1:
-            raise ValueError(f"trace line {i + 1} does not describe question {i + 1} ({qtrace}, {len(events)} events)")
-        rec["story_type"] = story_type
-        rec["tom"] = (m.group(2) is None) if m.group(1) else None
+        _apply_trace(i + 1, rec, line)
     return records
 
 
