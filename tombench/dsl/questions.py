@@ -128,21 +128,38 @@ def _state_candidates(st: State) -> list[tuple[str, str, list[str]]]:
     return candidates
 
 
-def _location_drafts(drafts: list[Draft], believers: Believers, order: int, kind: str, noun: str,
-                     slots: list[tuple[str, Key, Value]]) -> None:
-    """C and R questions: where a believer will search for a thing, asked only where the store holds a concrete
-    place (an unknown or not-in belief has no answer to check)."""
+def _container_drafts(drafts: list[Draft], believers: Believers, order: int, slots: list[tuple[str, Key, Value]]) -> None:
+    """C questions: in which container a believer will search for each object, asked only where the store holds a
+    concrete container (an unknown or not-in belief has no answer to check)."""
+    kind = f"C{order}"
+    for p, q, store in believers:
+        who = (p,) if order == 1 else (p, q)
+        for o, slot, truth in slots:
+            c = store.get(slot)
+            if type(c) is str:  # is_concrete, inlined
+                text = (
+                    f"In which container will {p} search for the {o}?"
+                    if order == 1
+                    else f"In which container does {p} think that {q} will search for the {o}?"
+                )
+                drafts.append((text, c, order, kind, who, o, CONTAINER, None, c != truth, slot, c))
+
+
+def _room_drafts(drafts: list[Draft], believers: Believers, order: int, slots: list[tuple[str, Key, Value]]) -> None:
+    """R questions: in which room a believer will search for each thing, asked only where the store holds a concrete
+    room. (The templates differ from C's in one word, but each is the text of the public data, kept literal.)"""
+    kind = f"R{order}"
     for p, q, store in believers:
         who = (p,) if order == 1 else (p, q)
         for x, slot, truth in slots:
-            v = store.get(slot)
-            if type(v) is str:  # is_concrete, inlined
+            r = store.get(slot)
+            if type(r) is str:
                 text = (
-                    f"In which {noun} will {p} search for the {x}?"
+                    f"In which room will {p} search for the {x}?"
                     if order == 1
-                    else f"In which {noun} does {p} think that {q} will search for the {x}?"
+                    else f"In which room does {p} think that {q} will search for the {x}?"
                 )
-                drafts.append((text, v, order, kind, who, x, slot[1], None, v != truth, slot, v))
+                drafts.append((text, r, order, kind, who, x, ROOM, None, r != truth, slot, r))
 
 
 def _knowledge_drafts(drafts: list[Draft], believers: Believers, order: int, st: State) -> None:
@@ -221,10 +238,9 @@ def belief_questions(
     # orders the caller asked for. Filtering happens at the end.
     for order in (1, 2):
         believers = _believers(st, order)
-        _location_drafts(drafts, believers, order, f"C{order}", "container", container_slots)
+        _container_drafts(drafts, believers, order, container_slots)
         if order == 2 or first_order_room_questions:  # order 1 asks about the objects' rooms only
-            slots = room_slots if order == 2 else room_slots[: len(objects)]
-            _location_drafts(drafts, believers, order, f"R{order}", "room", slots)
+            _room_drafts(drafts, believers, order, room_slots if order == 2 else room_slots[: len(objects)])
         if st.topics:
             _knowledge_drafts(drafts, believers, order, st)
         if candidates:

@@ -216,7 +216,8 @@ def _perceive(st: State, p: str, r: str, O: Sequence[str]) -> None:
             if fo_w.get(k) == v:
                 so_wp[k] = v
     # 3. expected but missing -> Unknown
-    _forget_missing(st, p, O, missing)
+    if missing:  # usually empty: most arrivals find whatever the newcomer expected there
+        _forget_missing(st, p, O, missing)
 
 
 # ---------------------------------------------------------------------------------------------------- bookkeeping
