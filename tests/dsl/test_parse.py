@@ -139,3 +139,15 @@ def test_accented_names():
     assert s.people == ["Élise", "Zoë"]
     answers = {q.text: q.answer for q in s.questions(orders=(1,))}
     assert answers["In which container will Zoë search for the apple?"] == "box"
+
+
+def test_every_template_group_has_a_role():
+    """The name tables say which entity list each regex group of a template names: one role per group, for every
+    template of both dialects (a template edited without its table would shift every later name)."""
+    from tombench.dsl.parse import _PATTERNS, _ROLES, _TOMI_PATTERNS, _TOMI_ROLES
+
+    for patterns, roles in ((_PATTERNS, _ROLES), (_TOMI_PATTERNS, _TOMI_ROLES)):
+        assert {kind for kind, _ in patterns} <= set(roles)
+        for kind, pattern in patterns:
+            assert len(roles[kind]) == pattern.groups, kind
+    assert len(_ROLES["update"]) == 2  # the state-change templates' (person, object), built by `_classify_action`

@@ -62,6 +62,24 @@ class StateChange:
         return {"property": self.property, "value": self.value, "text": self.text, "visible": self.visible}
 
 
+def _validate_state_changes(changes: Sequence[StateChange]) -> None:
+    """The state changes the tracker can label: a property keeps one visibility (the tracker registers it once), a
+    text names both the person and the object, a value reads as a predicate, and no property shadows a location or
+    topic slot."""
+    vis: dict[str, bool] = {}
+    for sc in changes:
+        if vis.setdefault(sc.property, sc.visible) != sc.visible:
+            raise ContextError(f"state property {sc.property!r} is used both as visible and invisible")
+        if "{person}" not in sc.text or "{object}" not in sc.text:
+            raise ContextError(f"state-change text must contain {{person}} and {{object}}: {sc.text!r}")
+        if not sc.value or sc.value != sc.value.strip():
+            raise ContextError(f"bad state value {sc.value!r}")
+        if sc.property in ("room", "container", "topic"):
+            raise ContextError(f"{sc.property!r} is reserved and cannot name a state property")
+    if len({(sc.property, sc.value) for sc in changes}) != len(changes):
+        raise ContextError("duplicate state change (property, value)")
+
+
 @dataclass(frozen=True)
 class Context:
     """Ordered entity lists for one story. Order matters: it is the enumeration order of the sampler."""
@@ -94,31 +112,25 @@ class Context:
             ("containers", self.containers),
             ("topics", self.topics),
         ):
-            if len(set(names)) != len(names):
-                raise ContextError(f"duplicate {label} in context {self.id or self.setting!r}: {list(names)}")
-            for n in names:
-                if not n or n != n.strip() or "  " in n:
-                    raise ContextError(f"bad {label} name {n!r}")
-                if label != "people" and normalise_noun(n) != n:
-                    raise ContextError(f"{label} must be lower-case (acronyms aside) without a leading article: {n!r}")
+            self._validate_names(label, names)
         for p in self.people:
             if not (p[:1].isupper() and re.fullmatch(r"[^\W\d_][\w'\-]*", p)):
                 raise ContextError(f"person names must be single capitalised words, got {p!r}")
         nouns = set(self.rooms) | set(self.objects) | set(self.containers)
         if len(nouns) != len(self.rooms) + len(self.objects) + len(self.containers):
             raise ContextError("rooms, objects and containers must not share names")
-        vis: dict[str, bool] = {}
-        for sc in self.state_changes:
-            if vis.setdefault(sc.property, sc.visible) != sc.visible:
-                raise ContextError(f"state property {sc.property!r} is used both as visible and invisible")
-            if "{person}" not in sc.text or "{object}" not in sc.text:
-                raise ContextError(f"state-change text must contain {{person}} and {{object}}: {sc.text!r}")
-            if not sc.value or sc.value != sc.value.strip():
-                raise ContextError(f"bad state value {sc.value!r}")
-            if sc.property in ("room", "container", "topic"):
-                raise ContextError(f"{sc.property!r} is reserved and cannot name a state property")
-        if len({(sc.property, sc.value) for sc in self.state_changes}) != len(self.state_changes):
-            raise ContextError("duplicate state change (property, value)")
+        _validate_state_changes(self.state_changes)
+
+    def _validate_names(self, label: str, names: tuple[str, ...]) -> None:
+        """One list of names: distinct, and each already in the normal form a story renders (the templates print
+        names verbatim, and the parser must read back exactly what was rendered)."""
+        if len(set(names)) != len(names):
+            raise ContextError(f"duplicate {label} in context {self.id or self.setting!r}: {list(names)}")
+        for n in names:
+            if not n or n != n.strip() or "  " in n:
+                raise ContextError(f"bad {label} name {n!r}")
+            if label != "people" and normalise_noun(n) != n:
+                raise ContextError(f"{label} must be lower-case (acronyms aside) without a leading article: {n!r}")
 
     def visibility(self, prop: str) -> bool | None:
         for sc in self.state_changes:

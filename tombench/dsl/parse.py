@@ -187,93 +187,100 @@ def _state_change_patterns(ctx: Context | None) -> list[tuple[re.Pattern[str], S
     return out
 
 
+def _attach_modifier(raws: list[_Raw], s: str, i: int) -> None:
+    """Read modifier sentence s into the action it follows: a modifier only ever describes the action just before
+    it, and that action can have only one."""
+    if not raws:
+        raise StoryParseError("a modifier sentence must follow an action", s, i)
+    prev = raws[-1]
+    if prev.modifier is not None:
+        raise StoryParseError("an action can have only one modifier sentence", s, i)
+    if m := _BOTH.match(s):
+        prev.peekers, prev.distracted = _names(m.group(1)), _names(m.group(2))
+    elif m := _PEEK_ONLY.match(s):
+        prev.peekers = _names(m.group(1))
+    elif m := _DISTRACTED_ONLY.match(s):
+        prev.distracted = _names(m.group(1))
+    else:
+        raise StoryParseError("not a template modifier sentence", s, i)
+    prev.modifier = s
+
+
+def _classify_action(s: str, i: int, ctx: Context | None,
+                     state_patterns: list[tuple[re.Pattern[str], StateChange]]) -> _Raw:
+    """The template action sentence s matches."""
+    # A context's free-text state-change template is tried first, but only taken when its {object} slot holds
+    # one of the context's objects: "{person} left the {object} out in the rain." must not read as leaving a
+    # room called "trowel out in the rain", and no built-in sentence names a context object in that slot.
+    for pat, sc in state_patterns:
+        m = pat.match(s)
+        if m and ctx is not None and m.group("object") in ctx.objects:
+            return _Raw("update", (m.group("person"), m.group("object")), s, i, change=sc)
+    for kind, pat in _PATTERNS:
+        if m := pat.match(s):
+            return _Raw(kind, m.groups(), s, i)
+    hint = "" if ctx is not None else " (object-state sentences parse only when their context is given)"
+    raise StoryParseError("not a template sentence" + hint, s, i)
+
+
 def _classify(sentences: list[str], ctx: Context | None) -> list[_Raw]:
     state_patterns = _state_change_patterns(ctx)
     raws: list[_Raw] = []
     for i, s in enumerate(sentences):
         if s.startswith(WHILE_PREFIX):
-            if not raws:
-                raise StoryParseError("a modifier sentence must follow an action", s, i)
-            prev = raws[-1]
-            if prev.modifier is not None:
-                raise StoryParseError("an action can have only one modifier sentence", s, i)
-            if m := _BOTH.match(s):
-                prev.peekers, prev.distracted = _names(m.group(1)), _names(m.group(2))
-            elif m := _PEEK_ONLY.match(s):
-                prev.peekers = _names(m.group(1))
-            elif m := _DISTRACTED_ONLY.match(s):
-                prev.distracted = _names(m.group(1))
-            else:
-                raise StoryParseError("not a template modifier sentence", s, i)
-            prev.modifier = s
-            continue
-        # A context's free-text state-change template is tried first, but only taken when its {object} slot holds
-        # one of the context's objects: "{person} left the {object} out in the rain." must not read as leaving a
-        # room called "trowel out in the rain", and no built-in sentence names a context object in that slot.
-        for pat, sc in state_patterns:
-            m = pat.match(s)
-            if m and ctx is not None and m.group("object") in ctx.objects:
-                raws.append(_Raw("update", (m.group("person"), m.group("object")), s, i, change=sc))
-                break
+            _attach_modifier(raws, s, i)
         else:
-            for kind, pat in _PATTERNS:
-                if m := pat.match(s):
-                    raws.append(_Raw(kind, m.groups(), s, i))
-                    break
-            else:
-                hint = "" if ctx is not None else " (object-state sentences parse only when their context is given)"
-                raise StoryParseError("not a template sentence" + hint, s, i)
+            raws.append(_classify_action(s, i, ctx, state_patterns))
     return raws
 
 
-def _collect(raws: list[_Raw]) -> _Names:
+#: Which entity list each group of a template names, in group order. None: a group that adds no name (the thing of a
+#: told fact must be named by another sentence; the fact's value is a room or a container, told apart once every
+#: other sentence has named its rooms and containers).
+_ROLES: dict[str, tuple[str | None, ...]] = {
+    "enter": ("people", "rooms"),
+    "leave": ("people", "rooms"),
+    "move_container": ("people", "objects", "containers", "rooms"),
+    "move_room_leaving": ("people", "objects", "rooms", "containers"),
+    "move_room": ("people", "objects", "rooms"),
+    "update": ("people", "objects"),
+    "tell_private_topic": ("people", "people", "topics"),
+    "tell_public_topic": ("people", "topics"),
+    "tell_private_fact": ("people", "people", None, "people", None),
+    "tell_public_fact": ("people", None, "people", None),
+}
+#: The same for ToMi's forms (a distractor names nothing: its person and thing are not part of the story).
+_TOMI_ROLES: dict[str, tuple[str | None, ...]] = {
+    "enter": ("people", "rooms"),
+    "leave": ("people", "rooms"),
+    "located": ("people", "rooms"),
+    "located_two": ("people", "people", "rooms"),
+    "move_container": ("people", "objects", "containers"),
+    "place": ("objects", "containers"),
+    "noise": (None, None),
+}
+
+
+def _collect_names(raws: list[_Raw], roles: dict[str, tuple[str | None, ...]]) -> _Names:
     """Entity names in order of first mention (people) or first use (the rest)."""
     n = _Names()
-    rooms_or_containers: list[tuple[str, _Raw]] = []
     for r in raws:
-        g = r.groups
-        k = r.kind
-        if k in ("enter", "leave"):
-            n.add("people", g[0])
-            n.add("rooms", g[1])
-        elif k == "move_container":
-            n.add("people", g[0])
-            n.add("objects", g[1])
-            n.add("containers", g[2])
-            n.add("rooms", g[3])
-        elif k == "move_room_leaving":
-            n.add("people", g[0])
-            n.add("objects", g[1])
-            n.add("rooms", g[2])
-            n.add("containers", g[3])
-        elif k == "move_room":
-            n.add("people", g[0])
-            n.add("objects", g[1])
-            n.add("rooms", g[2])
-        elif k == "update":
-            n.add("people", g[0])
-            n.add("objects", g[1])
-        elif k == "tell_private_topic":
-            n.add("people", g[0])
-            n.add("people", g[1])
-            n.add("topics", g[2])
-        elif k == "tell_public_topic":
-            n.add("people", g[0])
-            n.add("topics", g[1])
-        elif k == "tell_private_fact":
-            n.add("people", g[0])
-            n.add("people", g[1])
-            n.add("people", g[3])
-            rooms_or_containers.append((g[4], r))  # type: ignore[arg-type]
-        elif k == "tell_public_fact":
-            n.add("people", g[0])
-            n.add("people", g[2])
-            rooms_or_containers.append((g[3], r))  # type: ignore[arg-type]
+        for kind, name in zip(roles[r.kind], r.groups, strict=True):
+            if kind is not None:
+                n.add(kind, name)
         for p in (*r.peekers, *r.distracted):
             n.add("people", p)
-    for v, r in rooms_or_containers:
-        if v not in n.rooms and v not in n.containers:
-            raise StoryParseError(f"cannot tell whether {v!r} is a room or a container", r.sentence, r.index)
+    return n
+
+
+def _collect(raws: list[_Raw]) -> _Names:
+    """`_collect_names` of an ExploreToM story, after checking that every told fact's value is a known place."""
+    n = _collect_names(raws, _ROLES)
+    for r in raws:
+        if r.kind in ("tell_private_fact", "tell_public_fact"):
+            v = r.groups[-1]
+            if v not in n.rooms and v not in n.containers:
+                raise StoryParseError(f"cannot tell whether {v!r} is a room or a container", r.sentence, r.index)
     return n
 
 
@@ -340,14 +347,16 @@ def _action(r: _Raw, ctx: Context) -> Action:
     if k == "tell_public_topic":
         return TellPublic(g[0], g[1], K, D)  # type: ignore[arg-type]
     if k == "tell_private_fact":
-        speaker, listener, thing, person, value = g
-        entity = thing if thing is not None else person
-        prop = "room" if value in ctx.rooms else "container"
-        return TellPrivate(speaker, listener, Fact(entity, prop, value), K, D)  # type: ignore[arg-type]
-    speaker, thing, person, value = g
+        return TellPrivate(g[0], g[1], _told_fact(ctx, *g[2:]), K, D)  # type: ignore[arg-type]
+    return TellPublic(g[0], _told_fact(ctx, *g[1:]), K, D)  # type: ignore[arg-type]
+
+
+def _told_fact(ctx: Context, thing: str | None, person: str | None, value: str) -> Fact:
+    """The fact of "(the thing | person) is in the value": a sentence says where a thing or a person is, and whether
+    the place is a room or a container only the context knows (`_collect` made sure it is one of them)."""
     entity = thing if thing is not None else person
     prop = "room" if value in ctx.rooms else "container"
-    return TellPublic(speaker, Fact(entity, prop, value), K, D)  # type: ignore[arg-type]
+    return Fact(entity, prop, value)  # type: ignore[arg-type]
 
 
 def _tomi_render(r: _Raw) -> str:
@@ -388,7 +397,8 @@ def _placer(story: Story, r: _Raw) -> str:
     return by_room[rooms[0]][0]
 
 
-def _parse_tomi(sentences: list[str], context: Context | None) -> Story:
+def _classify_tomi(sentences: list[str]) -> list[_Raw]:
+    """The ToMi form each sentence matches."""
     raws: list[_Raw] = []
     for i, s in enumerate(sentences):
         for kind, pat in _TOMI_PATTERNS:
@@ -397,52 +407,48 @@ def _parse_tomi(sentences: list[str], context: Context | None) -> Story:
                 break
         else:
             raise StoryParseError("not a ToMi sentence", s, i)
-    names = _Names()
-    for r in raws:
-        g = r.groups
-        if r.kind in ("enter", "leave", "located"):
-            names.add("people", g[0])
-            names.add("rooms", g[1])
-        elif r.kind == "located_two":
-            names.add("people", g[0])
-            names.add("people", g[1])
-            names.add("rooms", g[2])
-        elif r.kind == "move_container":
-            names.add("people", g[0])
-            names.add("objects", g[1])
-            names.add("containers", g[2])
-        elif r.kind == "place":
-            names.add("objects", g[0])
-            names.add("containers", g[1])
-    acting = [r for r in raws if r.kind != "noise"]
-    ctx = replace(_merge(context, names, acting), open_containers=True)
-    story = Story(ctx)
-    for r in acting:
-        g = r.groups
-        action: Action
-        if r.kind in ("located", "located_two"):
-            # "Mia is in the cellar.": she is there (seen by whoever is there); nothing happens if she already was
-            room = g[-1]
-            for p in g[:-1]:
-                if story.state.world.get((p, "room")) != room:
-                    story.apply(EnterRoom(p, room))  # type: ignore[arg-type]
-            if _tomi_render(r) != r.sentence:
-                raise StoryParseError(f"re-renders differently, as {_tomi_render(r)!r}", r.sentence, r.index)
-            continue
-        if r.kind == "enter":
-            action = EnterRoom(g[0], g[1])  # type: ignore[arg-type]
-        elif r.kind == "leave":
-            action = LeaveRoom(g[0], g[1])  # type: ignore[arg-type]
-        elif r.kind == "move_container":
-            action = MoveObjectContainer(g[0], g[1], g[2])  # type: ignore[arg-type]
-        else:
-            action = MoveObjectContainer(_placer(story, r), g[0], g[1])  # type: ignore[arg-type]
+    return raws
+
+
+def _tomi_action(story: Story, r: _Raw) -> Action:
+    """The DSL action of a ToMi event sentence (the placement "The O is in the C." is a move by whoever `_placer`
+    finds in the room)."""
+    g = r.groups
+    if r.kind == "enter":
+        return EnterRoom(g[0], g[1])  # type: ignore[arg-type]
+    if r.kind == "leave":
+        return LeaveRoom(g[0], g[1])  # type: ignore[arg-type]
+    if r.kind == "move_container":
+        return MoveObjectContainer(g[0], g[1], g[2])  # type: ignore[arg-type]
+    return MoveObjectContainer(_placer(story, r), g[0], g[1])  # type: ignore[arg-type]
+
+
+def _replay_tomi(story: Story, r: _Raw) -> None:
+    """Apply one ToMi sentence to the story, and check that it re-renders as written."""
+    if r.kind in ("located", "located_two"):
+        # "Mia is in the cellar.": she is there (seen by whoever is there); nothing happens if she already was
+        room = r.groups[-1]
+        for p in r.groups[:-1]:
+            if story.state.world.get((p, "room")) != room:
+                story.apply(EnterRoom(p, room))  # type: ignore[arg-type]
+    else:
+        action = _tomi_action(story, r)
         reason = story.check(action)
         if reason is not None:
             raise StoryParseError(f"impossible action: {reason}", r.sentence, r.index)
         story.apply(action)
-        if _tomi_render(r) != r.sentence:
-            raise StoryParseError(f"re-renders differently, as {_tomi_render(r)!r}", r.sentence, r.index)
+    if _tomi_render(r) != r.sentence:
+        raise StoryParseError(f"re-renders differently, as {_tomi_render(r)!r}", r.sentence, r.index)
+
+
+def _parse_tomi(sentences: list[str], context: Context | None) -> Story:
+    raws = _classify_tomi(sentences)
+    names = _collect_names(raws, _TOMI_ROLES)
+    acting = [r for r in raws if r.kind != "noise"]
+    ctx = replace(_merge(context, names, acting), open_containers=True)
+    story = Story(ctx)
+    for r in acting:
+        _replay_tomi(story, r)
     return story
 
 

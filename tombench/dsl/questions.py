@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from tombench.dsl.answers import AnswerType
 from tombench.dsl.state import State
-from tombench.dsl.values import CONTAINER, ROOM, TOPIC, is_concrete
+from tombench.dsl.values import CONTAINER, ROOM, TOPIC, Key, Value, is_concrete
 
 __all__ = ["Question", "generate_questions", "memory_questions", "belief_questions", "event_text"]
 
@@ -96,103 +96,119 @@ def _question(text: str, answer: str, order: int, kind: str, people: tuple[str, 
     return q
 
 
-def belief_questions(
-    st: State, *, first_order_room_questions: bool = False, orders: Sequence[int] = (1, 2)
-) -> list[Question]:
-    """Order-1 and order-2 questions (C, R, K, S) in the emission order of §5.2, with interesting/false_belief."""
-    P = st.people
-    objects = st.objects_seen
-    things = [*objects, *st.containers_seen]
-    world = st.world
-    # a draft is a tuple: (text, answer, order, kind, people, thing, property, value, false_belief, group,
-    # group_answer); the first question with a given text wins (§5.2). Only S texts can repeat (two properties of one
-    # object may share a value phrase): every other text is a distinct template filled with distinct (person, person,
-    # thing or topic) names, person names being single words, so `seen_text` is kept for S alone.
-    drafts: list[tuple] = []
-    seen_text: set[str] = set()
+# A draft is a tuple: (text, answer, order, kind, people, thing, property, value, false_belief, group, group_answer).
+# The group is the slot a question asks about, and the group answer what a store holds there: a question is
+# `interesting` when its group has more than one answer across all stores of both orders (§5.3). Tuples rather than
+# objects, because a ToMi story drafts about twenty of them and this runs for every story the search generates.
+Draft = tuple
+#: the stores one order asks about, each as (p, q, store): order 1 has p's own beliefs (q is p), order 2 what p thinks
+#: q believes
+Believers = list[tuple[str, str, dict]]
 
-    # candidate values of every state property, per object (§5.2: values currently held by WS or any store)
+
+def _believers(st: State, order: int) -> Believers:
+    """Whose beliefs an order asks about: every person (order 1), every ordered pair of two people (order 2)."""
+    P = st.people
+    empty: dict = {}
+    if order == 1:
+        return [(p, p, st.fo.get(p, empty)) for p in P]
+    return [(p, q, st.so.get((p, q), empty)) for p in P for q in P if p != q]
+
+
+def _state_candidates(st: State) -> list[tuple[str, str, list[str]]]:
+    """(object, state property, values) to ask S questions about: the values some store still holds (§5.2), so that
+    a value nobody believes any more is not asked about."""
     candidates: list[tuple[str, str, list[str]]] = []
     if st.state_values:
-        stores = [world, *st.fo.values(), *st.so.values()]
+        stores = [st.world, *st.fo.values(), *st.so.values()]
         for (o, s), values in st.state_values.items():
             held = [v for v in values if any(store.get((o, s)) == v for store in stores)]
             if held:
                 candidates.append((o, s, held))
+    return candidates
 
+
+def _container_drafts(drafts: list[Draft], believers: Believers, order: int, slots: list[tuple[str, Key, Value]]) -> None:
+    """C questions: in which container a believer will search for each object, asked only where the store holds a
+    concrete container (an unknown or not-in belief has no answer to check)."""
+    kind = f"C{order}"
+    for p, q, store in believers:
+        who = (p,) if order == 1 else (p, q)
+        for o, slot, truth in slots:
+            c = store.get(slot)
+            if type(c) is str:  # is_concrete, inlined
+                text = (
+                    f"In which container will {p} search for the {o}?"
+                    if order == 1
+                    else f"In which container does {p} think that {q} will search for the {o}?"
+                )
+                drafts.append((text, c, order, kind, who, o, CONTAINER, None, c != truth, slot, c))
+
+
+def _room_drafts(drafts: list[Draft], believers: Believers, order: int, slots: list[tuple[str, Key, Value]]) -> None:
+    """R questions: in which room a believer will search for each thing, asked only where the store holds a concrete
+    room. (The templates differ from C's in one word, but each is the text of the public data, kept literal.)"""
+    kind = f"R{order}"
+    for p, q, store in believers:
+        who = (p,) if order == 1 else (p, q)
+        for x, slot, truth in slots:
+            r = store.get(slot)
+            if type(r) is str:
+                text = (
+                    f"In which room will {p} search for the {x}?"
+                    if order == 1
+                    else f"In which room does {p} think that {q} will search for the {x}?"
+                )
+                drafts.append((text, r, order, kind, who, x, ROOM, None, r != truth, slot, r))
+
+
+def _knowledge_drafts(drafts: list[Draft], believers: Believers, order: int, st: State) -> None:
+    """K questions: whether a believer knows about each chit-chat topic. Order 2's false belief compares with what q
+    really knows, and its group answer is yes/no so that both orders fall in one `interesting` group."""
     fo = st.fo
-    so = st.so
     empty: dict = {}
-    # (thing, its slot, the world's value) for the C and R questions: the slot doubles as the `interesting` group
-    container_slots = [(o, (o, CONTAINER), world.get((o, CONTAINER))) for o in objects]
-    room_slots = [(x, (x, ROOM), world.get((x, ROOM))) for x in things]  # objects first, then containers
-    # Both orders are always generated: `interesting` groups span orders, so a flag must not depend on which
-    # orders the caller asked for. Filtering happens at the end.
-    for order in (1, 2):
-        if order == 1:
-            pairs = [(p, p, fo.get(p, empty)) for p in P]
-        else:
-            pairs = [(p, q, so.get((p, q), empty)) for p in P for q in P if p != q]
-        # C
-        kind = f"C{order}"
-        for p, q, store in pairs:
-            who = (p,) if order == 1 else (p, q)
-            for o, slot, truth in container_slots:
-                c = store.get(slot)
-                if type(c) is str:  # is_concrete, inlined
-                    text = (
-                        f"In which container will {p} search for the {o}?"
-                        if order == 1
-                        else f"In which container does {p} think that {q} will search for the {o}?"
-                    )
-                    drafts.append((text, c, order, kind, who, o, CONTAINER, None, c != truth, slot, c))
-        # R
-        if order == 2 or first_order_room_questions:
-            kind = f"R{order}"
-            for p, q, store in pairs:
-                who = (p,) if order == 1 else (p, q)
-                for x, slot, truth in (room_slots[: len(objects)] if order == 1 else room_slots):
-                    r = store.get(slot)
-                    if type(r) is str:
-                        text = (
-                            f"In which room will {p} search for the {x}?"
-                            if order == 1
-                            else f"In which room does {p} think that {q} will search for the {x}?"
-                        )
-                        drafts.append((text, r, order, kind, who, x, ROOM, None, r != truth, slot, r))
-        # K
-        for p, q, store in (pairs if st.topics else ()):
-            for t in st.topics:
-                knows = store.get((t, TOPIC)) is True
-                yes_no = "yes" if knows else "no"
-                if order == 1:
-                    text = f"Does {p} know about {t}? Answer yes or no."
-                    draft = (text, yes_no, 1, "K1", (p,), t, "knowledge", None, False, (t, "knowledge"), yes_no)
-                else:
-                    actual = fo.get(q, empty).get((t, TOPIC)) is True
-                    text = f"What does {p} think about {q}'s belief on {t}? (knows about it / does not know about it)"
-                    draft = (text, KNOWS if knows else DOES_NOT_KNOW, 2, "K2", (p, q), t, "knowledge", None,
-                             knows != actual, (t, "knowledge"), yes_no)
-                drafts.append(draft)
-        # S
-        kind = f"S{order}"
-        for p, q, store in (pairs if candidates else ()):
-            who = (p,) if order == 1 else (p, q)
-            for o, s, values in candidates:
-                held = store.get((o, s))
-                for v in values:
-                    yes = held == v
-                    truth = world.get((o, s)) == v
-                    ans = "yes" if yes else "no"
-                    text = (
-                        f"Does {p} believe that the {o} {v}? Answer yes or no."
-                        if order == 1
-                        else f"Does {p} think that {q} believes that the {o} {v}? Answer yes or no."
-                    )
-                    if text not in seen_text:
-                        seen_text.add(text)
-                        drafts.append((text, ans, order, kind, who, o, s, v, yes != truth, (o, s), ans))
+    for p, q, store in believers:
+        for t in st.topics:
+            knows = store.get((t, TOPIC)) is True
+            yes_no = "yes" if knows else "no"
+            if order == 1:
+                text = f"Does {p} know about {t}? Answer yes or no."
+                draft = (text, yes_no, 1, "K1", (p,), t, "knowledge", None, False, (t, "knowledge"), yes_no)
+            else:
+                actual = fo.get(q, empty).get((t, TOPIC)) is True
+                text = f"What does {p} think about {q}'s belief on {t}? (knows about it / does not know about it)"
+                draft = (text, KNOWS if knows else DOES_NOT_KNOW, 2, "K2", (p, q), t, "knowledge", None,
+                         knows != actual, (t, "knowledge"), yes_no)
+            drafts.append(draft)
 
+
+def _state_drafts(drafts: list[Draft], believers: Believers, order: int, st: State,
+                  candidates: list[tuple[str, str, list[str]]], seen_text: set[str]) -> None:
+    """S questions: whether a believer thinks an object has each candidate value. Two properties of one object may
+    share a value phrase, so the same text can come twice: the first wins (§5.2)."""
+    world = st.world
+    kind = f"S{order}"
+    for p, q, store in believers:
+        who = (p,) if order == 1 else (p, q)
+        for o, s, values in candidates:
+            held = store.get((o, s))
+            for v in values:
+                yes = held == v
+                truth = world.get((o, s)) == v
+                ans = "yes" if yes else "no"
+                text = (
+                    f"Does {p} believe that the {o} {v}? Answer yes or no."
+                    if order == 1
+                    else f"Does {p} think that {q} believes that the {o} {v}? Answer yes or no."
+                )
+                if text not in seen_text:
+                    seen_text.add(text)
+                    drafts.append((text, ans, order, kind, who, o, s, v, yes != truth, (o, s), ans))
+
+
+def _interesting_groups(drafts: list[Draft]) -> set[tuple[str, str]]:
+    """The groups (slots asked about) whose drafts do not all have the same answer: the paper's "non-unique mental
+    state", where answering needs to know whose belief is asked."""
     groups: dict[tuple[str, str], set[str]] = {}
     for d in drafts:
         answers = groups.get(d[9])
@@ -200,7 +216,36 @@ def belief_questions(
             groups[d[9]] = {d[10]}
         else:
             answers.add(d[10])
-    interesting = {group for group, answers in groups.items() if len(answers) > 1}
+    return {group for group, answers in groups.items() if len(answers) > 1}
+
+
+def belief_questions(
+    st: State, *, first_order_room_questions: bool = False, orders: Sequence[int] = (1, 2)
+) -> list[Question]:
+    """Order-1 and order-2 questions (C, R, K, S) in the emission order of §5.2, with interesting/false_belief."""
+    objects = st.objects_seen
+    world = st.world
+    # The first question with a given text wins (§5.2). Only S texts can repeat (two properties of one object may
+    # share a value phrase): every other text is a distinct template filled with distinct (person, person, thing or
+    # topic) names, person names being single words, so `seen_text` is kept for S alone.
+    drafts: list[Draft] = []
+    seen_text: set[str] = set()
+    candidates = _state_candidates(st)
+    # (thing, its slot, the world's value) for the C and R questions: the slot doubles as the `interesting` group
+    container_slots = [(o, (o, CONTAINER), world.get((o, CONTAINER))) for o in objects]
+    room_slots = [(x, (x, ROOM), world.get((x, ROOM))) for x in (*objects, *st.containers_seen)]
+    # Both orders are always generated: `interesting` groups span orders, so a flag must not depend on which
+    # orders the caller asked for. Filtering happens at the end.
+    for order in (1, 2):
+        believers = _believers(st, order)
+        _container_drafts(drafts, believers, order, container_slots)
+        if order == 2 or first_order_room_questions:  # order 1 asks about the objects' rooms only
+            _room_drafts(drafts, believers, order, room_slots if order == 2 else room_slots[: len(objects)])
+        if st.topics:
+            _knowledge_drafts(drafts, believers, order, st)
+        if candidates:
+            _state_drafts(drafts, believers, order, st, candidates, seen_text)
+    interesting = _interesting_groups(drafts)
     return [
         _question(text, answer, order, kind, who, thing, prop, value, group in interesting, false_belief)
         for text, answer, order, kind, who, thing, prop, value, false_belief, group, _ in drafts

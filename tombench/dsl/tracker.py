@@ -23,6 +23,7 @@ from tombench.dsl.actions import (
     TellPublic,
     UpdateObjectState,
 )
+from tombench.dsl.context import StateChange
 from tombench.dsl.render import fact_clause, modifier_sentence
 from tombench.dsl.state import State, Store
 from tombench.dsl.values import CONTAINER, NO_CONTAINER, ROOM, TOPIC, UNKNOWN, Key, NotIn, Value, is_concrete
@@ -169,11 +170,10 @@ def _vis(st: State, r: str, except_p: str) -> dict[Key, Value]:
     return out
 
 
-def _perceive(st: State, p: str, r: str, O: Sequence[str]) -> None:
-    """PERCEIVE(p, r, O): newcomer p arrives in r where O already are."""
-    vis = _vis(st, r, p)
+def _expected_but_missing(st: State, p: str, r: str, vis: dict[Key, Value]) -> list[tuple[str, bool]]:
+    """The people and uncontained objects p believes are in r but does not see there, each with whether it is an
+    object: arriving proves p's belief wrong, and p (and the occupants, about p) must then stop believing it."""
     fo_p = st.fo[p]
-    # 3 (computed before 1 writes, although 1 cannot affect it): entities p expected to see here but does not
     missing: list[tuple[str, bool]] = []
     for e in st.people:
         if e != p and fo_p.get((e, ROOM)) == r and (e, ROOM) not in vis:
@@ -181,6 +181,29 @@ def _perceive(st: State, p: str, r: str, O: Sequence[str]) -> None:
     for o in st.objects_seen:
         if fo_p.get((o, ROOM)) == r and fo_p.get((o, CONTAINER)) is NO_CONTAINER and (o, ROOM) not in vis:
             missing.append((o, True))
+    return missing
+
+
+def _forget_missing(st: State, p: str, O: Sequence[str], missing: list[tuple[str, bool]]) -> None:
+    """PERCEIVE step 3: where a missing entity is, p no longer knows; p assumes the occupants O do not know either,
+    and they see that p could not have known."""
+    fo_p = st.fo[p]
+    for e, is_object in missing:
+        unknown: dict[Key, Value] = {(e, ROOM): UNKNOWN}
+        if is_object:
+            unknown[(e, CONTAINER)] = UNKNOWN
+        fo_p.update(unknown)
+        for b in O:
+            st.so_store(p, b).update(unknown)
+            st.so_store(b, p).update(unknown)
+
+
+def _perceive(st: State, p: str, r: str, O: Sequence[str]) -> None:
+    """PERCEIVE(p, r, O): newcomer p arrives in r where O already are."""
+    vis = _vis(st, r, p)
+    fo_p = st.fo[p]
+    # 3 (computed before 1 writes, although 1 cannot affect it): entities p expected to see here but does not
+    missing = _expected_but_missing(st, p, r, vis)
     # 1. the newcomer sees, and assumes the occupants see the same
     fo_p.update(vis)
     for b in O:
@@ -193,14 +216,8 @@ def _perceive(st: State, p: str, r: str, O: Sequence[str]) -> None:
             if fo_w.get(k) == v:
                 so_wp[k] = v
     # 3. expected but missing -> Unknown
-    for e, is_object in missing:
-        unknown: dict[Key, Value] = {(e, ROOM): UNKNOWN}
-        if is_object:
-            unknown[(e, CONTAINER)] = UNKNOWN
-        fo_p.update(unknown)
-        for b in O:
-            st.so_store(p, b).update(unknown)
-            st.so_store(b, p).update(unknown)
+    if missing:  # usually empty: most arrivals find whatever the newcomer expected there
+        _forget_missing(st, p, O, missing)
 
 
 # ---------------------------------------------------------------------------------------------------- bookkeeping
@@ -237,15 +254,20 @@ def _track(st: State, o: str, index: int) -> None:
             traj.append((v, index))
 
 
-def _check_modifiers(st: State, actor: str, W: Sequence[str], K: Sequence[str], D: Sequence[str]) -> str | None:
-    if not K and not D:
-        return None
-    people = st.context.people
+def _check_modifier_names(people: Sequence[str], K: Sequence[str], D: Sequence[str]) -> str | None:
+    """Are the peekers and the distracted distinct people of the context? (A malformed modifier, whatever the
+    state: checked before the roles, which depend on who is in the room.)"""
     if len(set(K)) != len(K) or len(set(D)) != len(D):
         return "repeated name in a modifier"
     for x in (*K, *D):
         if x not in people:
             return f"{x} is not a person of the context"
+    return None
+
+
+def _check_modifier_roles(actor: str, W: Sequence[str], K: Sequence[str], D: Sequence[str]) -> str | None:
+    """Can each name play its part? A peeker must be someone who would not otherwise witness the action, a
+    distracted person someone who would: otherwise the modifier changes nobody's beliefs and its sentence lies."""
     if actor in K or actor in D:
         return "the actor cannot peek at or be distracted from their own action"
     for k in K:
@@ -259,118 +281,180 @@ def _check_modifiers(st: State, actor: str, W: Sequence[str], K: Sequence[str], 
     return None
 
 
+def _check_modifiers(st: State, actor: str, W: Sequence[str], K: Sequence[str], D: Sequence[str]) -> str | None:
+    """Why peekers K and distracted D cannot modify an action of `actor` witnessed by W, or None."""
+    if not K and not D:
+        return None
+    return _check_modifier_names(st.context.people, K, D) or _check_modifier_roles(actor, W, K, D)
+
+
 def _person_room(st: State, p: str) -> str | None:
     r = st.world.get((p, ROOM))
     return r if is_concrete(r) else None  # type: ignore[return-value]
 
 
 # ---------------------------------------------------------------------------------------------------- checks
+# One precondition function per action record type, each returning the first failed precondition's reason (or None).
+# The order of the tests inside each is part of the contract: a story that breaks several preconditions at once is
+# reported by the first, and the parser's and the CLI's error messages show it.
+def _check_enter_room(st: State, a: EnterRoom) -> str | None:
+    if a.room not in st.context.rooms:
+        return f"{a.room} is not a room of the context"
+    if st.world.get((a.actor, ROOM)) == a.room:
+        return f"{a.actor} is already in the {a.room}"
+    return None
+
+
+def _check_leave_room(st: State, a: LeaveRoom) -> str | None:
+    if st.world.get((a.actor, ROOM)) != a.room:
+        return f"{a.actor} is not in the {a.room}"
+    return None
+
+
+def _check_elsewhere(st: State, thing: str, r: str) -> str | None:
+    """Is `thing` known to be in a room other than r? One the story has not placed yet may be anywhere (it appears
+    where it is first handled)."""
+    room = st.world.get((thing, ROOM))
+    if room is not None and room != r:
+        return f"the {thing} is not in the {r}"
+    return None
+
+
+def _check_action_modifiers(st: State, a: MoveObjectContainer | UpdateObjectState, r: str) -> str | None:
+    """`_check_modifiers` for an action witnessed by everyone in room r (who are only looked up when the action has a
+    modifier: most have none)."""
+    if not a.peekers and not a.distracted:
+        return None
+    return _check_modifiers(st, a.actor, st.people_in(r), a.peekers, a.distracted)
+
+
+def _check_move_object_container(st: State, a: MoveObjectContainer) -> str | None:
+    r = _person_room(st, a.actor)
+    if r is None:
+        return f"{a.actor} is not in a room"
+    ctx = st.context
+    if a.object not in ctx.objects:
+        return f"{a.object} is not an object of the context"
+    if a.container not in ctx.containers:
+        return f"{a.container} is not a container of the context"
+    reason = _check_elsewhere(st, a.object, r) or _check_elsewhere(st, a.container, r)
+    if reason:
+        return reason
+    if st.world.get((a.object, CONTAINER)) == a.container:
+        return f"the {a.object} is already in the {a.container}"
+    return _check_action_modifiers(st, a, r)
+
+
+def _check_state_change(st: State, o: str, sc: StateChange) -> str | None:
+    """Can `sc` happen to object o? It must name a state property (not a location or topic slot), change the
+    object's value, and keep the property's visibility: the tracker registers it once, on first use."""
+    if sc.property in (ROOM, CONTAINER, TOPIC):
+        return f"{sc.property!r} cannot be used as a state property"
+    if st.world.get((o, sc.property)) == sc.value:
+        return f"the {o} {sc.value} already"
+    if st.visibility.get(sc.property, sc.visible) != sc.visible:
+        return f"state property {sc.property!r} is already registered with the other visibility"
+    return None
+
+
+def _check_update_object_state(st: State, a: UpdateObjectState) -> str | None:
+    r = _person_room(st, a.actor)
+    if r is None:
+        return f"{a.actor} is not in a room"
+    if a.object not in st.context.objects:
+        return f"{a.object} is not an object of the context"
+    reason = _check_elsewhere(st, a.object, r) or _check_state_change(st, a.object, a.change)
+    if reason:
+        return reason
+    return _check_action_modifiers(st, a, r)
+
+
+def _check_move_object_room(st: State, a: MoveObjectRoom) -> str | None:
+    r1 = _person_room(st, a.actor)
+    if r1 is None:
+        return f"{a.actor} is not in a room"
+    ctx = st.context
+    if a.object not in ctx.objects:
+        return f"{a.object} is not an object of the context"
+    if st.world.get((a.object, ROOM)) != r1:
+        return f"the {a.object} is not in the {r1}"
+    if a.room == r1:
+        return f"the {a.object} is already in the {a.room}"
+    if a.room not in ctx.rooms:
+        return f"{a.room} is not a room of the context"
+    return None
+
+
+def _check_tell_private(st: State, a: TellPrivate) -> str | None:
+    if a.listener not in st.context.people:
+        return f"{a.listener} is not a person of the context"
+    if a.listener == a.actor:
+        return "a private tell needs two different people"
+    reason = _check_fact(st, a.actor, a.topic)
+    if reason:
+        return reason
+    if isinstance(a.topic, Fact) and a.topic.entity == a.listener:
+        return f"{a.actor} cannot tell {a.listener} where {a.listener} is"
+    so = st.so_read(a.actor, a.listener)
+    if all(so.get(k) == v for k, v in _topic_facts(a.topic).items()):
+        return f"{a.actor} already thinks that {a.listener} knows this"
+    return _check_modifiers(st, a.actor, (a.actor, a.listener), a.peekers, a.distracted)
+
+
+def _anyone_learns(st: State, t: str | Fact, W: Sequence[str], D: Sequence[str]) -> bool:
+    """Would a public tell of t change some store of a real witness (anyone in W but the distracted D), their own
+    beliefs or what they think another witness believes? A tell that informs nobody is not a story event."""
+    facts = _topic_facts(t)
+    for x in W:
+        if x in D:
+            continue
+        for b in W:
+            store = st.fo_read(x) if b == x else st.so_read(x, b)
+            if isinstance(t, Fact):
+                if _told_changes(store, t.entity, t.prop, t.value):
+                    return True
+            elif any(store.get(k) != v for k, v in facts.items()):
+                return True
+    return False
+
+
+def _check_tell_public(st: State, a: TellPublic) -> str | None:
+    r = _person_room(st, a.actor)
+    if r is None:
+        return f"{a.actor} is not in a room"
+    W = st.people_in(r)
+    if len(W) < 2:
+        return f"{a.actor} is alone in the {r}"
+    reason = _check_fact(st, a.actor, a.topic) or _check_modifiers(st, a.actor, W, a.peekers, a.distracted)
+    if reason:
+        return reason
+    if _anyone_learns(st, a.topic, W, a.distracted):
+        return None
+    return "nobody in the room would learn anything new"
+
+
+#: preconditions of each action record type (the same lookup as `_APPLY`)
+_CHECK: dict[type, Callable[[State, Any], str | None]] = {
+    EnterRoom: _check_enter_room,
+    LeaveRoom: _check_leave_room,
+    MoveObjectContainer: _check_move_object_container,
+    UpdateObjectState: _check_update_object_state,
+    MoveObjectRoom: _check_move_object_room,
+    TellPrivate: _check_tell_private,
+    TellPublic: _check_tell_public,
+}
+
+
 def check(st: State, a: Action) -> str | None:
     """Why `a` cannot be applied to `st`, or None if every precondition holds. Never mutates `st`."""
-    ctx = st.context
-    if a.actor not in ctx.people:
+    if a.actor not in st.context.people:
         return f"{a.actor} is not a person of the context"
-    w = st.world
-    if isinstance(a, EnterRoom):
-        if a.room not in ctx.rooms:
-            return f"{a.room} is not a room of the context"
-        if w.get((a.actor, ROOM)) == a.room:
-            return f"{a.actor} is already in the {a.room}"
-        return None
-    if isinstance(a, LeaveRoom):
-        if w.get((a.actor, ROOM)) != a.room:
-            return f"{a.actor} is not in the {a.room}"
-        return None
-    if isinstance(a, MoveObjectContainer):
-        r = _person_room(st, a.actor)
-        if r is None:
-            return f"{a.actor} is not in a room"
-        if a.object not in ctx.objects:
-            return f"{a.object} is not an object of the context"
-        if a.container not in ctx.containers:
-            return f"{a.container} is not a container of the context"
-        ro = w.get((a.object, ROOM))
-        if ro is not None and ro != r:
-            return f"the {a.object} is not in the {r}"
-        rc = w.get((a.container, ROOM))
-        if rc is not None and rc != r:
-            return f"the {a.container} is not in the {r}"
-        if w.get((a.object, CONTAINER)) == a.container:
-            return f"the {a.object} is already in the {a.container}"
-        if not a.peekers and not a.distracted:
-            return None
-        return _check_modifiers(st, a.actor, st.people_in(r), a.peekers, a.distracted)
-    if isinstance(a, UpdateObjectState):
-        r = _person_room(st, a.actor)
-        if r is None:
-            return f"{a.actor} is not in a room"
-        if a.object not in ctx.objects:
-            return f"{a.object} is not an object of the context"
-        ro = w.get((a.object, ROOM))
-        if ro is not None and ro != r:
-            return f"the {a.object} is not in the {r}"
-        sc = a.change
-        if sc.property in (ROOM, CONTAINER, TOPIC):
-            return f"{sc.property!r} cannot be used as a state property"
-        if w.get((a.object, sc.property)) == sc.value:
-            return f"the {a.object} {sc.value} already"
-        if st.visibility.get(sc.property, sc.visible) != sc.visible:
-            return f"state property {sc.property!r} is already registered with the other visibility"
-        if not a.peekers and not a.distracted:
-            return None
-        return _check_modifiers(st, a.actor, st.people_in(r), a.peekers, a.distracted)
-    if isinstance(a, MoveObjectRoom):
-        r1 = _person_room(st, a.actor)
-        if r1 is None:
-            return f"{a.actor} is not in a room"
-        if a.object not in ctx.objects:
-            return f"{a.object} is not an object of the context"
-        if w.get((a.object, ROOM)) != r1:
-            return f"the {a.object} is not in the {r1}"
-        if a.room == r1:
-            return f"the {a.object} is already in the {a.room}"
-        if a.room not in ctx.rooms:
-            return f"{a.room} is not a room of the context"
-        return None
-    if isinstance(a, TellPrivate):
-        if a.listener not in ctx.people:
-            return f"{a.listener} is not a person of the context"
-        if a.listener == a.actor:
-            return "a private tell needs two different people"
-        facts = _topic_facts(a.topic)
-        reason = _check_fact(st, a.actor, a.topic)
-        if reason:
-            return reason
-        if isinstance(a.topic, Fact) and a.topic.entity == a.listener:
-            return f"{a.actor} cannot tell {a.listener} where {a.listener} is"
-        so = st.so_read(a.actor, a.listener)
-        if all(so.get(k) == v for k, v in facts.items()):
-            return f"{a.actor} already thinks that {a.listener} knows this"
-        return _check_modifiers(st, a.actor, (a.actor, a.listener), a.peekers, a.distracted)
-    if isinstance(a, TellPublic):
-        r = _person_room(st, a.actor)
-        if r is None:
-            return f"{a.actor} is not in a room"
-        W = st.people_in(r)
-        if len(W) < 2:
-            return f"{a.actor} is alone in the {r}"
-        reason = _check_fact(st, a.actor, a.topic) or _check_modifiers(st, a.actor, W, a.peekers, a.distracted)
-        if reason:
-            return reason
-        facts = _topic_facts(a.topic)
-        t = a.topic
-        for x in W:
-            if x in a.distracted:
-                continue
-            for b in W:
-                store = st.fo_read(x) if b == x else st.so_read(x, b)
-                if isinstance(t, Fact):
-                    if _told_changes(store, t.entity, t.prop, t.value):
-                        return None
-                elif any(store.get(k) != v for k, v in facts.items()):
-                    return None
-        return "nobody in the room would learn anything new"
-    return f"unknown action {a!r}"
+    precondition = _CHECK.get(type(a))
+    if precondition is None:  # a subclass of a record type (the exact-type lookup is the fast path)
+        precondition = next((f for cls, f in _CHECK.items() if isinstance(a, cls)), None)
+        if precondition is None:
+            return f"unknown action {a!r}"
+    return precondition(st, a)
 
 
 def _topic_facts(t: str | Fact) -> dict[Key, Value]:
