@@ -37,7 +37,7 @@ from typing import Any, Literal
 
 from tombench.dsl import Story, build_prompt
 from tombench.generators.exploretom.infill import StoryInput, load_story_inputs
-from tombench.generators.exploretom.tokens import TokenCounter
+from tombench.generators.exploretom.tokens import TokenCounter, load_token_counter
 
 __all__ = [
     "FIG5_SHARES",
@@ -48,6 +48,7 @@ __all__ = [
     "Unit",
     "collect_units",
     "dataset_card",
+    "export_files",
     "export_records",
     "record_tokens",
     "save_dataset",
@@ -488,6 +489,18 @@ def export_records(
     r = cells.per_story_limit(quotas)
     records = _draw_records(cells, quotas, pools, r, rng)
     _count_records(stats, records, r)
+    return records, stats
+
+
+def export_files(paths: Sequence[str | Path], config: ExportConfig) -> tuple[list[dict[str, Any]], ExportStats]:
+    """`export_records` over input files: the tokenizer `config` names is loaded only when a token limit needs it,
+    and the stats record the inputs' digests, so the dataset card says exactly which files it was made from."""
+    counter = (
+        load_token_counter(config.tokenizer) if config.tokenizer is not None and config.max_tokens is not None else None
+    )
+    units, digests = collect_units(paths)
+    records, stats = export_records(units, config, token_counter=counter)
+    stats.inputs = digests
     return records, stats
 
 
