@@ -154,35 +154,57 @@ def load_story_inputs(path: str | Path) -> tuple[list[StoryInput], int]:
     for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
         if not line.strip():
             continue
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise InfillError(f"{path}:{lineno}: invalid JSON ({e.msg})") from None
-        if not isinstance(rec, dict):
-            raise InfillError(f"{path}:{lineno}: expected a JSON object")
-        if "story" in rec:
-            data = rec["story"]
-            if data is None:
-                empty += 1
-                continue
-        elif "actions" in rec:
-            data = rec
+        item = _story_input(_json_object(line, f"{path}:{lineno}"), f"{path}:{lineno}")
+        if item is None:
+            empty += 1
         else:
-            raise InfillError(f"{path}:{lineno}: no 'story' key and not a story (no 'actions')")
-        if not isinstance(data, dict):
-            raise InfillError(f"{path}:{lineno}: 'story' must be an object")
-        try:
-            story = Story.from_dict(data)
-        except StoryError as e:
-            raise InfillError(f"{path}:{lineno}: {e}") from None
-        st, setting = _story_type(rec)
-        digest = story_digest(story, st)
-        stored = rec.get("digest") if "story" in rec else None
-        if stored is not None and stored != digest:
-            raise InfillError(f"{path}:{lineno}: stored digest {stored!r} does not match its story ({digest})")
-        sid = rec.get("id") if isinstance(rec.get("id"), str) and rec.get("id") else digest
-        out.append(StoryInput(id=sid, story=story, story_type=st, setting=setting, record=rec, digest=digest))
+            out.append(item)
     return out, empty
+
+
+def _json_object(line: str, where: str) -> dict[str, Any]:
+    """One JSONL line as an object, or an `InfillError` naming `where` (file:line)."""
+    try:
+        rec = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise InfillError(f"{where}: invalid JSON ({e.msg})") from None
+    if not isinstance(rec, dict):
+        raise InfillError(f"{where}: expected a JSON object")
+    return rec
+
+
+def _story_data(rec: dict[str, Any], where: str) -> dict[str, Any] | None:
+    """The story a line holds: its `story` (None for a search that found nothing) or the line itself (a plain
+    `Story.to_dict()` line)."""
+    if "story" in rec:
+        data = rec["story"]
+        if data is None:
+            return None
+    elif "actions" in rec:
+        data = rec
+    else:
+        raise InfillError(f"{where}: no 'story' key and not a story (no 'actions')")
+    if not isinstance(data, dict):
+        raise InfillError(f"{where}: 'story' must be an object")
+    return data
+
+
+def _story_input(rec: dict[str, Any], where: str) -> StoryInput | None:
+    """The story of one input line with its content digest, checked against the digest the line stores."""
+    data = _story_data(rec, where)
+    if data is None:
+        return None
+    try:
+        story = Story.from_dict(data)
+    except StoryError as e:
+        raise InfillError(f"{where}: {e}") from None
+    st, setting = _story_type(rec)
+    digest = story_digest(story, st)
+    stored = rec.get("digest") if "story" in rec else None
+    if stored is not None and stored != digest:
+        raise InfillError(f"{where}: stored digest {stored!r} does not match its story ({digest})")
+    sid = rec.get("id") if isinstance(rec.get("id"), str) and rec.get("id") else digest
+    return StoryInput(id=sid, story=story, story_type=st, setting=setting, record=rec, digest=digest)
 
 
 # ---------------------------------------------------------------------------------------------------------- desiderata
@@ -695,6 +717,21 @@ async def _narration(story: Story, writer: Asker, judge: Asker, report: InfillRe
     return text
 
 
+@dataclass
+class _Round:
+    """What every call of one whole-story round shares: the story, who writes and judges, the round's cache key
+    (`base`), and the characters and goals every step prompt repeats."""
+
+    story: Story
+    writer: Asker
+    judge: Asker
+    config: InfillConfig
+    report: InfillReport
+    base: dict[str, int]
+    characters: str
+    goals: dict[str, str] | None
+
+
 async def infill_story(
     item: StoryInput,
     writer: Asker,
@@ -715,15 +752,48 @@ async def infill_story(
     rng = random.Random(derive_seed(config.seed, "infill", item.digest, *([round] if round else [])))
     base = {"round": round}
     narration = await _narration(story, writer, judge, report, base) if config.narration else ""
-    goals = None
-    if config.goals:
-        try:
-            goals = parse_goals(await writer(goals_prompt(story), retry=base), story.people)
-        except MalformedOutput:
-            report.malformed_goals += 1
+    goals = await _goals(story, writer, report, base) if config.goals else None
+    rnd = _Round(story, writer, judge, config, report, base, people_with_personas(story), goals)
+    record = _new_record(item, config, round, narration, goals)
     parts = [narration]
-    steps: list[dict[str, Any]] = []
-    record: dict[str, Any] = {
+    for i, step in enumerate(story.steps):
+        d = sample_desiderata(rng, config.style)
+        entry: dict[str, Any] = {
+            "index": i,
+            "structure": " ".join(step.sentences),
+            "desiderata": asdict(d),
+            "infill": None,
+            "attempts": 0,
+            "rejections": [],
+        }
+        record["steps"].append(entry)
+        report.steps += 1
+        judged = await _write_step(rnd, i, _join(parts, config.style), d, entry)
+        if entry["infill"] is None:
+            record.update(status="failed", failed_stage="step", failed_step=i)
+            return record
+        report.steps_accepted += 1
+        if judged == 1 and entry["attempts"] == 1:
+            report.steps_first_candidate += 1
+        parts.append(entry["infill"])
+    return await _finish(rnd, record, _join(parts, config.style))
+
+
+async def _goals(story: Story, writer: Asker, report: InfillReport, retry: dict[str, int]) -> dict[str, str] | None:
+    """Fig. 11's character goals; optional, so a malformed answer is counted and the story goes on without them."""
+    try:
+        return parse_goals(await writer(goals_prompt(story), retry=retry), story.people)
+    except MalformedOutput:
+        report.malformed_goals += 1
+        return None
+
+
+def _new_record(
+    item: StoryInput, config: InfillConfig, round: int, narration: str, goals: dict[str, str] | None
+) -> dict[str, Any]:
+    """The output line of one round before any step is written: "ok" until a step or the final check fails."""
+    story = item.story
+    return {
         "digest": item.digest,
         "id": item.id,
         "round": round,
@@ -736,72 +806,93 @@ async def infill_story(
         "structure": story.text,
         "narration": narration,
         "goals": goals,
-        "steps": steps,
+        "steps": [],
         "verified": None,
         "text": None,
         "story": story.to_dict(),
     }
-    characters = people_with_personas(story)
-    for i, step in enumerate(story.steps):
-        d = sample_desiderata(rng, config.style)
-        checks = judge_checks(story, i, max_beliefs=config.max_belief_checks, style=config.style)
-        so_far = _join(parts, config.style)
-        new_info = " ".join(step.sentences)
-        entry: dict[str, Any] = {
-            "index": i,
-            "structure": new_info,
-            "desiderata": asdict(d),
-            "infill": None,
-            "attempts": 0,
-            "rejections": [],
-        }
-        steps.append(entry)
-        report.steps += 1
-        judged_in_step = 0
-        for attempt in range(config.step_attempts):
-            entry["attempts"] += 1
-            report.generations += 1
-            retry = {**base, "attempt": attempt}
-            prompt = infill_prompt(new_info, so_far, d, characters=characters, goals=goals, k=config.candidates)
-            try:
-                cands = parse_candidates(await writer(prompt, retry=retry))
-            except MalformedOutput as e:
-                report.malformed_infills += 1
-                entry["rejections"].append({"candidate": None, "reason": str(e)})
-                continue
-            report.candidates += len(cands)
-            for cand in cands:
-                reason = precheck(cand, story, i, style=config.style)
-                if reason is not None:
-                    report.precheck_rejections += 1
-                    entry["rejections"].append({"candidate": cand, "reason": reason})
-                    continue
-                report.candidates_judged += 1
-                judged_in_step += 1
-                verdicts = await _judge_verdicts(judge, judge_prompt(so_far, cand, checks), len(checks), retry)
-                wrong, unclear = _verdicts_fail(checks, verdicts)
-                if wrong or unclear:
-                    report.judge_rejections += 1
-                    report.judge_unclear += 1 if unclear and not wrong else 0
-                    why = f"judge: failed {wrong}" if wrong else f"judge: no yes/no for {unclear}"
-                    entry["rejections"].append({"candidate": cand, "reason": why})
-                    continue
-                report.candidates_accepted += 1
-                entry["infill"] = cand
-                break
-            if entry["infill"] is not None:
-                break
-        if entry["infill"] is None:
-            record.update(status="failed", failed_stage="step", failed_step=i)
-            return record
-        report.steps_accepted += 1
-        if judged_in_step == 1 and entry["attempts"] == 1:
-            report.steps_first_candidate += 1
-        parts.append(entry["infill"])
-    text = _join(parts, config.style)
-    record["verified"] = verified = await _final_check(story, text, judge, config, report, base)
+
+
+async def _write_step(rnd: _Round, index: int, so_far: str, desiderata: Desiderata, entry: dict[str, Any]) -> int:
+    """Up to `step_attempts` generations for step `index`, until a candidate passes (then `entry["infill"]` holds
+    it); the number of candidates the judge saw, so a step accepted at its very first candidate can be counted."""
+    config = rnd.config
+    checks = judge_checks(rnd.story, index, max_beliefs=config.max_belief_checks, style=config.style)
+    prompt = infill_prompt(
+        entry["structure"], so_far, desiderata, characters=rnd.characters, goals=rnd.goals, k=config.candidates
+    )
+    judged = 0
+    for attempt in range(config.step_attempts):
+        entry["attempts"] += 1
+        rnd.report.generations += 1
+        retry = {**rnd.base, "attempt": attempt}
+        candidates = await _candidates(rnd, prompt, retry, entry)
+        accepted, n = await _first_passing(rnd, index, so_far, candidates, checks, retry, entry)
+        judged += n
+        if accepted is not None:
+            entry["infill"] = accepted
+            break
+    return judged
+
+
+async def _candidates(rnd: _Round, prompt: str, retry: dict[str, int], entry: dict[str, Any]) -> list[str]:
+    """One generation's candidate continuations; a malformed answer gives none and is kept as a rejection."""
+    try:
+        candidates = parse_candidates(await rnd.writer(prompt, retry=retry))
+    except MalformedOutput as e:
+        rnd.report.malformed_infills += 1
+        entry["rejections"].append({"candidate": None, "reason": str(e)})
+        return []
+    rnd.report.candidates += len(candidates)
+    return candidates
+
+
+async def _first_passing(
+    rnd: _Round,
+    index: int,
+    so_far: str,
+    candidates: Sequence[str],
+    checks: Sequence[Check],
+    retry: dict[str, int],
+    entry: dict[str, Any],
+) -> tuple[str | None, int]:
+    """The first candidate that passes the pre-check and the judge (None if none does), and how many the judge saw:
+    the cheap pre-check goes first so the judge is paid only for plausible text, and judging stops at a pass."""
+    judged = 0
+    for cand in candidates:
+        reason = precheck(cand, rnd.story, index, style=rnd.config.style)
+        if reason is not None:
+            rnd.report.precheck_rejections += 1
+        else:
+            judged += 1
+            reason = await _judge_rejection(rnd, so_far, cand, checks, retry)
+        if reason is None:
+            rnd.report.candidates_accepted += 1
+            return cand, judged
+        entry["rejections"].append({"candidate": cand, "reason": reason})
+    return None, judged
+
+
+async def _judge_rejection(
+    rnd: _Round, so_far: str, candidate: str, checks: Sequence[Check], retry: dict[str, int]
+) -> str | None:
+    """Why the judge rejects a candidate (a check failed, or a check got no yes/no), or None when it passes."""
+    rnd.report.candidates_judged += 1
+    verdicts = await _judge_verdicts(rnd.judge, judge_prompt(so_far, candidate, checks), len(checks), retry)
+    wrong, unclear = _verdicts_fail(checks, verdicts)
+    if not (wrong or unclear):
+        return None
+    rnd.report.judge_rejections += 1
+    rnd.report.judge_unclear += 1 if unclear and not wrong else 0
+    return f"judge: failed {wrong}" if wrong else f"judge: no yes/no for {unclear}"
+
+
+async def _finish(rnd: _Round, record: dict[str, Any], text: str) -> dict[str, Any]:
+    """Judge the finished text against every exportable label; a contradicted label fails the round, since the
+    export could not trust that text for any label."""
+    record["verified"] = verified = await _final_check(rnd.story, text, rnd.judge, rnd.config, rnd.report, rnd.base)
     if any(v["verdict"] is False for v in verified):
-        report.final_failures += 1
+        rnd.report.final_failures += 1
         record.update(status="failed", failed_stage="final")
         return record
     record["text"] = text
