@@ -70,6 +70,20 @@ def context_problems(
     Answers are matched by phrase, so no room, object or container may contain another as a whole phrase ("box" and
     "toolbox" are fine, "box" and "cardboard box" are not: the answer "cardboard box" would also match "box").
     """
+    return [
+        *_count_problems(
+            ctx, min_people=min_people, rooms=rooms, min_containers=min_containers, min_topics=min_topics
+        ),
+        *_visibility_problems(ctx, min_visible=min_visible, min_invisible=min_invisible),
+        *_shadowing_problems(ctx),
+        *_state_change_text_problems(ctx),
+        *_topic_problems(ctx),
+    ]
+
+
+def _count_problems(ctx: Context, *, min_people: int, rooms: int, min_containers: int, min_topics: int) -> list[str]:
+    """Enough people, containers and topics for the searches to vary stories; the two rooms and the one object the
+    ExploreToM story types are written for."""
     problems: list[str] = []
     if len(ctx.people) < min_people:
         problems.append(f"needs at least {min_people} people, has {len(ctx.people)}")
@@ -81,27 +95,48 @@ def context_problems(
         problems.append(f"needs at least {min_containers} containers, has {len(ctx.containers)}")
     if len(ctx.topics) < min_topics:
         problems.append(f"needs at least {min_topics} topics, has {len(ctx.topics)}")
+    return problems
+
+
+def _visibility_problems(ctx: Context, *, min_visible: int, min_invisible: int) -> list[str]:
+    """Both kinds of state change: visible ones make true beliefs after a glance, invisible ones false beliefs."""
     visible = sum(1 for sc in ctx.state_changes if sc.visible)
     invisible = len(ctx.state_changes) - visible
+    problems: list[str] = []
     if visible < min_visible:
         problems.append(f"needs at least {min_visible} visible state changes, has {visible}")
     if invisible < min_invisible:
         problems.append(f"needs at least {min_invisible} invisible state changes, has {invisible}")
+    return problems
+
+
+def _shadowing_problems(ctx: Context) -> list[str]:
+    """Answers are matched by phrase, so one noun inside another would let a wrong answer match a right one."""
     nouns = [*ctx.rooms, *ctx.objects, *ctx.containers]
-    for a in nouns:
-        for b in nouns:
-            if a != b and _contains_phrase(b, a):
-                problems.append(f"{a!r} is part of {b!r}: answers could not be told apart")
+    return [
+        f"{a!r} is part of {b!r}: answers could not be told apart"
+        for a in nouns
+        for b in nouns
+        if a != b and _contains_phrase(b, a)
+    ]
+
+
+def _state_change_text_problems(ctx: Context) -> list[str]:
+    """Each state change must render a sentence and a predicate ("the object <value>"), since stories and
+    questions are made from them verbatim."""
+    problems: list[str] = []
     for sc in ctx.state_changes:
         sentence = sc.sentence("Anne", ctx.objects[0] if ctx.objects else "object")
         if not sentence.endswith(".") or not sentence[:1].isupper() or "{" in sentence or "}" in sentence:
             problems.append(f"state-change text does not render a sentence: {sc.text!r}")
         if not re.fullmatch(r"[a-z][^{}]*[^.!?]", sc.value):
             problems.append(f"state value must read as a predicate after 'the object': {sc.value!r}")
-    for t in ctx.topics:
-        if re.match(r"^(the|a|an)\s", t):
-            problems.append(f"topic must not start with an article: {t!r}")
     return problems
+
+
+def _topic_problems(ctx: Context) -> list[str]:
+    """Topics follow "talked about the", so one starting with an article would read "the the"."""
+    return [f"topic must not start with an article: {t!r}" for t in ctx.topics if re.match(r"^(the|a|an)\s", t)]
 
 
 # ---------------------------------------------------------------------------------------------------------- files
@@ -698,55 +733,72 @@ async def generate_contexts(
     ask = make_asker(model, config=GenerateConfig(temperature=temperature), cache=cache)
     judge_ask = make_asker(judge if judge is not None else model, config=GenerateConfig(temperature=0.0), cache=cache)
     names, settings = await _sample_lists(ask, report)
-    taken = {_dedup_key(c) for c in existing}
-    used_ids = {c.id for c in existing}
+    sink = _Sink(out, missing, report, {_dedup_key(c) for c in existing}, {c.id for c in existing})
     k = 1 + _last_attempt(out, existing, id_prefix)
     out.parent.mkdir(parents=True, exist_ok=True)
-    log = attempts_log(out)
+    attempt = functools.partial(
+        _attempt,
+        ask=ask,
+        judge=judge_ask,
+        names=names,
+        settings=settings,
+        spec=spec,
+        seed=seed,
+        id_prefix=id_prefix,
+        taken=sink.taken,
+        report=report,
+    )
     while report.generated < missing and report.attempts < report.budget:
         batch = range(k, k + min(concurrency, report.budget - report.attempts, missing - report.generated))
-        results = await asyncio.gather(
-            *(
-                _attempt(
-                    i,
-                    ask=ask,
-                    judge=judge_ask,
-                    names=names,
-                    settings=settings,
-                    spec=spec,
-                    seed=seed,
-                    id_prefix=id_prefix,
-                    taken=taken,
-                    report=report,
-                )
-                for i in batch
-            ),
-            return_exceptions=True,
-        )
+        results = await asyncio.gather(*(attempt(i) for i in batch), return_exceptions=True)
         for i, result in zip(batch, results, strict=True):  # commit in attempt order, whatever the concurrency
-            report.attempts += 1
-            if not isinstance(result, (_Rejected, Context)) and isinstance(result, BaseException):
-                raise result
-            with log.open("a", encoding="utf-8") as f:
-                why = result.reason if isinstance(result, _Rejected) else None
-                f.write(json.dumps({"attempt": i, "rejected": why}, ensure_ascii=False) + "\n")
-            if isinstance(result, _Rejected):
-                setattr(report, result.counter, getattr(report, result.counter) + 1)
-                if result.counter == "judge_unclear":
-                    report.judge_rejections += 1
-                report.reasons[result.reason] += 1
-            elif isinstance(result, BaseException):
-                raise result
-            elif _dedup_key(result) in taken or result.id in used_ids:
-                report.duplicates += 1
-                report.reasons["duplicate of a context accepted in the same batch"] += 1
-            elif report.generated < missing:
-                taken.add(_dedup_key(result))
-                used_ids.add(result.id)
-                with out.open("a", encoding="utf-8") as f:
-                    f.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
-                report.generated += 1
+            sink.commit(i, result)
             if on_progress is not None:
                 on_progress(report)
         k = batch.stop
     return report
+
+
+@dataclass
+class _Sink:
+    """Where a run's attempts end: the attempts log (every attempt), the report's counters, and the output file
+    (accepted contexts, refusing one that duplicates a context already there or accepted in the same batch)."""
+
+    out: Path
+    missing: int
+    report: GenerationReport
+    #: the dedup keys and ids in the output (the attempts read `taken` too, to reject duplicates early)
+    taken: set[tuple[str, frozenset[str]]]
+    used_ids: set[str]
+
+    def commit(self, i: int, result: Context | BaseException) -> None:
+        """Record attempt `i`; an error other than a rejection (a bug, an interrupt) stops the run."""
+        self.report.attempts += 1
+        if not isinstance(result, (_Rejected, Context)):
+            raise result
+        with attempts_log(self.out).open("a", encoding="utf-8") as f:
+            why = result.reason if isinstance(result, _Rejected) else None
+            f.write(json.dumps({"attempt": i, "rejected": why}, ensure_ascii=False) + "\n")
+        if isinstance(result, _Rejected):
+            self._count(result)
+        else:
+            self._keep(result)
+
+    def _count(self, rejected: _Rejected) -> None:
+        report = self.report
+        setattr(report, rejected.counter, getattr(report, rejected.counter) + 1)
+        if rejected.counter == "judge_unclear":
+            report.judge_rejections += 1
+        report.reasons[rejected.reason] += 1
+
+    def _keep(self, ctx: Context) -> None:
+        report = self.report
+        if _dedup_key(ctx) in self.taken or ctx.id in self.used_ids:
+            report.duplicates += 1
+            report.reasons["duplicate of a context accepted in the same batch"] += 1
+        elif report.generated < self.missing:
+            self.taken.add(_dedup_key(ctx))
+            self.used_ids.add(ctx.id)
+            with self.out.open("a", encoding="utf-8") as f:
+                f.write(json.dumps(ctx.to_dict(), ensure_ascii=False) + "\n")
+            report.generated += 1
