@@ -97,7 +97,7 @@ def export_training(
         save_dataset,
         write_jsonl,
     )
-    from tombench.generators.exploretom.infill import InfillError
+    from tombench.generators.exploretom.story_inputs import InfillError
     from tombench.generators.exploretom.tokens import TokenizerError
 
     _check_options(inputs, balance=balance, size=size, questions_per_type=questions_per_type,

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tombench.dsl import Story, build_prompt
-from tombench.generators.exploretom.infill import StoryInput, load_story_inputs
+from tombench.generators.exploretom.story_inputs import StoryInput, load_story_inputs
 from tombench.generators.exploretom.tokens import TokenCounter, load_token_counter
 
 __all__ = [
