@@ -50,8 +50,8 @@ def _folded(table: Table) -> Table:
 def _report(log, console: Console) -> None:
     from tombench.reports import interesting_table, load_records, per_action_set_table
 
-    searches = [s for s in log.samples if (s.metadata or {}).get("tombench_kind") == "search"]
-    questions = [s for s in log.samples if (s.metadata or {}).get("tombench_kind") == "question"]
+    searches = _samples(log, "search")
+    questions = _samples(log, "question")
     found = [s for s in searches if s.metadata["search"]["found"]]
     calls = sum(s.metadata["search"]["model_calls"] for s in searches)
     console.print(f"\n[bold]{len(found)}/{len(searches)} searches found a story the model gets wrong[/bold] "
@@ -65,23 +65,40 @@ def _report(log, console: Console) -> None:
         by_story.setdefault(q.metadata["story_id"], []).append(q)
     for s in found:
         sid = f"{s.metadata['setting_id']}|{s.metadata['attempt']}"
-        lines = [s.metadata["search"]["text"], ""]
-        right = 0
-        for q in by_story.get(sid, []):
-            score = next(iter(q.scores.values())) if q.scores else None
-            ok = score is not None and score.value == "C"
-            right += ok
-            answer = (q.output.completion or "").strip().replace("\n", " ")
-            mark = "[green]✓[/green]" if ok else "[red]✗[/red]"
-            shown = answer if ok else f"[red]{answer}[/red]"
-            order = q.metadata.get("order")
-            lines.append(f"{mark} [dim]order {order}[/dim] {q.metadata['question']}  expected [bold]{q.target}[/bold], "
-                         f"answered {shown}")
-        # the search's g is the accuracy on first-order questions only (g=acc); the list has every order
-        title = (f"{sid}  (first-order accuracy in the search {s.metadata['search']['g']:.2f}; "
-                 f"{right}/{len(by_story.get(sid, []))} of all its questions right)")
-        console.print(Panel("\n".join(lines), title=title, title_align="left"))
+        console.print(_story_panel(s, sid, by_story.get(sid, [])))
     console.print(f"Inspect log: {log.location}  (open with: inspect view --log-dir {Path(log.location).parent})")
+
+
+def _samples(log, kind: str) -> list:
+    """The log's samples of one kind: the task logs both its searches and the questions scored on what they found."""
+    return [s for s in log.samples if (s.metadata or {}).get("tombench_kind") == kind]
+
+
+def _story_panel(search, sid: str, questions: list) -> Panel:
+    """A found story with every question scored on it, the model's wrong answers in red."""
+    lines = [search.metadata["search"]["text"], ""]
+    right = 0
+    for q in questions:
+        line, ok = _answer_line(q)
+        right += ok
+        lines.append(line)
+    # the search's g is the accuracy on first-order questions only (g=acc); the list has every order
+    title = (f"{sid}  (first-order accuracy in the search {search.metadata['search']['g']:.2f}; "
+             f"{right}/{len(questions)} of all its questions right)")
+    return Panel("\n".join(lines), title=title, title_align="left")
+
+
+def _answer_line(q) -> tuple[str, bool]:
+    """One scored question as a line (mark, order, question, expected and given answer) and whether it was right."""
+    score = next(iter(q.scores.values())) if q.scores else None
+    ok = score is not None and score.value == "C"
+    answer = (q.output.completion or "").strip().replace("\n", " ")
+    mark = "[green]✓[/green]" if ok else "[red]✗[/red]"
+    shown = answer if ok else f"[red]{answer}[/red]"
+    order = q.metadata.get("order")
+    line = (f"{mark} [dim]order {order}[/dim] {q.metadata['question']}  expected [bold]{q.target}[/bold], "
+            f"answered {shown}")
+    return line, ok
 
 
 @click.command()

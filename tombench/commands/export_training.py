@@ -12,6 +12,7 @@ plus each accepted infill with the labels its final judge confirmed). See docs/i
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
@@ -19,6 +20,9 @@ from rich.table import Table
 
 from tombench.cli import UserError
 from tombench.commands._common import user_errors
+
+if TYPE_CHECKING:
+    from tombench.generators.exploretom.export import ExportStats
 
 _console = Console(stderr=True)
 
@@ -89,23 +93,15 @@ def export_training(
     from tombench.generators.exploretom.export import (
         ExportConfig,
         ExportError,
-        collect_units,
-        export_records,
+        export_files,
         save_dataset,
         write_jsonl,
     )
-    from tombench.generators.exploretom.infill import InfillError
-    from tombench.generators.exploretom.tokens import TokenizerError, load_token_counter
+    from tombench.generators.exploretom.story_inputs import InfillError
+    from tombench.generators.exploretom.tokens import TokenizerError
 
-    if not inputs:
-        raise UserError("give at least one input JSONL (tombench search or tombench infill output)")
-    if questions_per_type is not None and (not balance or size is not None):
-        raise UserError("--questions-per-type only applies with --balance and without --size")
-    if max_tokens is not None and tokenizer is None:
-        raise UserError(
-            "--max-tokens counts the target model's tokens: give --tokenizer (a Hub name or tokenizer.json, "
-            "'tiktoken:<encoding>', a .gguf file or 'smollm2')"
-        )
+    _check_options(inputs, balance=balance, size=size, questions_per_type=questions_per_type,
+                   max_tokens=max_tokens, tokenizer=tokenizer)
     config = ExportConfig(
         text=text,  # type: ignore[arg-type]
         tom_share=tom_share,
@@ -120,10 +116,7 @@ def export_training(
         seed=seed,
     )
     with user_errors(InfillError, TokenizerError, ExportError):
-        counter = load_token_counter(tokenizer) if tokenizer is not None and max_tokens is not None else None
-        units, digests = collect_units(inputs)
-        records, stats = export_records(units, config, token_counter=counter)
-    stats.inputs = digests
+        records, stats = export_files(inputs, config)
     if not records:
         raise UserError(
             f"nothing to export from {stats.stories_in} stories ({stats.with_infill} with an accepted infill): "
@@ -132,6 +125,36 @@ def export_training(
     write_jsonl(records, out, chat=chat)
     if hf_dir is not None:
         save_dataset(records, hf_dir, stats=stats, chat=chat)
+    _console.print(_summary_table(stats, max_tokens))
+    where = f"{out}" + (f" and {hf_dir}" if hf_dir else "")
+    click.echo(
+        f"wrote {stats.records} {'chat ' if chat else ''}records from {stats.stories_selected} stories to {where}"
+    )
+
+
+def _check_options(
+    inputs: tuple[Path, ...],
+    *,
+    balance: bool,
+    size: int | None,
+    questions_per_type: int | None,
+    max_tokens: int | None,
+    tokenizer: str | None,
+) -> None:
+    """Option combinations that click cannot check, refused before any file is read."""
+    if not inputs:
+        raise UserError("give at least one input JSONL (tombench search or tombench infill output)")
+    if questions_per_type is not None and (not balance or size is not None):
+        raise UserError("--questions-per-type only applies with --balance and without --size")
+    if max_tokens is not None and tokenizer is None:
+        raise UserError(
+            "--max-tokens counts the target model's tokens: give --tokenizer (a Hub name or tokenizer.json, "
+            "'tiktoken:<encoding>', a .gguf file or 'smollm2')"
+        )
+
+
+def _summary_table(stats: ExportStats, max_tokens: int | None) -> Table:
+    """What the export read, dropped and made (the ExportStats), one row each."""
     table = Table(title="tombench export-training", show_header=False)
     for k, v in [
         ("stories read (with an accepted infill)", f"{stats.stories_in} ({stats.with_infill})"),
@@ -148,8 +171,4 @@ def export_training(
         ("types left out by --balance", ", ".join(stats.types_left_out) or "none"),
     ]:
         table.add_row(k, str(v))
-    _console.print(table)
-    where = f"{out}" + (f" and {hf_dir}" if hf_dir else "")
-    click.echo(
-        f"wrote {stats.records} {'chat ' if chat else ''}records from {stats.stories_selected} stories to {where}"
-    )
+    return table

@@ -32,6 +32,17 @@ if TYPE_CHECKING:
     from inspect_ai.model import CachePolicy, Model
 
 from tombench.dsl.context import DEFAULT_CONTEXT, Context, ContextError, StateChange, normalise_noun
+from tombench.generators.exploretom.context_prompts import (
+    NAMES_PROMPT,
+    SETTINGS_PROMPT,
+    context_prompt,
+    judge_containers_prompt,
+    judge_plausible_change_prompt,
+    judge_rooms_prompt,
+    judge_topics_prompt,
+    judge_visible_change_prompt,
+    state_changes_prompt,
+)
 from tombench.kit.calls import Asker, MalformedOutput, make_asker
 
 __all__ = [
@@ -70,6 +81,20 @@ def context_problems(
     Answers are matched by phrase, so no room, object or container may contain another as a whole phrase ("box" and
     "toolbox" are fine, "box" and "cardboard box" are not: the answer "cardboard box" would also match "box").
     """
+    return [
+        *_count_problems(
+            ctx, min_people=min_people, rooms=rooms, min_containers=min_containers, min_topics=min_topics
+        ),
+        *_visibility_problems(ctx, min_visible=min_visible, min_invisible=min_invisible),
+        *_shadowing_problems(ctx),
+        *_state_change_text_problems(ctx),
+        *_topic_problems(ctx),
+    ]
+
+
+def _count_problems(ctx: Context, *, min_people: int, rooms: int, min_containers: int, min_topics: int) -> list[str]:
+    """Enough people, containers and topics for the searches to vary stories; the two rooms and the one object the
+    ExploreToM story types are written for."""
     problems: list[str] = []
     if len(ctx.people) < min_people:
         problems.append(f"needs at least {min_people} people, has {len(ctx.people)}")
@@ -81,27 +106,48 @@ def context_problems(
         problems.append(f"needs at least {min_containers} containers, has {len(ctx.containers)}")
     if len(ctx.topics) < min_topics:
         problems.append(f"needs at least {min_topics} topics, has {len(ctx.topics)}")
+    return problems
+
+
+def _visibility_problems(ctx: Context, *, min_visible: int, min_invisible: int) -> list[str]:
+    """Both kinds of state change: visible ones make true beliefs after a glance, invisible ones false beliefs."""
     visible = sum(1 for sc in ctx.state_changes if sc.visible)
     invisible = len(ctx.state_changes) - visible
+    problems: list[str] = []
     if visible < min_visible:
         problems.append(f"needs at least {min_visible} visible state changes, has {visible}")
     if invisible < min_invisible:
         problems.append(f"needs at least {min_invisible} invisible state changes, has {invisible}")
+    return problems
+
+
+def _shadowing_problems(ctx: Context) -> list[str]:
+    """Answers are matched by phrase, so one noun inside another would let a wrong answer match a right one."""
     nouns = [*ctx.rooms, *ctx.objects, *ctx.containers]
-    for a in nouns:
-        for b in nouns:
-            if a != b and _contains_phrase(b, a):
-                problems.append(f"{a!r} is part of {b!r}: answers could not be told apart")
+    return [
+        f"{a!r} is part of {b!r}: answers could not be told apart"
+        for a in nouns
+        for b in nouns
+        if a != b and _contains_phrase(b, a)
+    ]
+
+
+def _state_change_text_problems(ctx: Context) -> list[str]:
+    """Each state change must render a sentence and a predicate ("the object <value>"), since stories and
+    questions are made from them verbatim."""
+    problems: list[str] = []
     for sc in ctx.state_changes:
         sentence = sc.sentence("Anne", ctx.objects[0] if ctx.objects else "object")
         if not sentence.endswith(".") or not sentence[:1].isupper() or "{" in sentence or "}" in sentence:
             problems.append(f"state-change text does not render a sentence: {sc.text!r}")
         if not re.fullmatch(r"[a-z][^{}]*[^.!?]", sc.value):
             problems.append(f"state value must read as a predicate after 'the object': {sc.value!r}")
-    for t in ctx.topics:
-        if re.match(r"^(the|a|an)\s", t):
-            problems.append(f"topic must not start with an article: {t!r}")
     return problems
+
+
+def _topic_problems(ctx: Context) -> list[str]:
+    """Topics follow "talked about the", so one starting with an article would read "the the"."""
+    return [f"topic must not start with an article: {t!r}" for t in ctx.topics if re.match(r"^(the|a|an)\s", t)]
 
 
 # ---------------------------------------------------------------------------------------------------------- files
@@ -196,109 +242,7 @@ def context_by_id(contexts: Sequence[Context], ident: str) -> Context:
 
 
 # ====================================================================================================== LLM generation
-# The App. C.1 prompt family: two list prompts (Fig. 8: names, settings), then one joint context per call (Fig. 7),
-# asked here as JSON so it parses reliably; then the object-state changes of Fig. 2B and a yes/no judge.
-
-NAMES_PROMPT = "List 100 names. Do not include any other text."
-
-SETTINGS_PROMPT = """Suggest 100 different general contexts in which a story may happen. The context should be able to \
-have several people in the same location easily listening and observing each other.
-
-1. a school
-2. a hospital
-3. a vet shop
-4. a family living room
-
-Follow the format and make the descriptions as short as possible. Do not include any text before the list."""
-
-
-def context_prompt(
-    *, num_people: int, num_containers: int, num_topics: int, location: str, names: Sequence[str]
-) -> str:
-    """Fig. 7 of the paper, with the answer requested as one JSON object instead of labelled sections."""
-    return f"""Suggest a short context where {num_people} people are together in a room. It should be at most two \
-sentences long, and they should be able to observe each other. Later in the story, characters are going to move \
-around and store objects, so your context should be plausible under those constraints. Do not explicitly include \
-that they can all see each other, it should be clear from context. The room could be in a house, work environment, \
-etc.
-
-Answer with one JSON object and nothing else, with these keys:
-- "people": the {num_people} characters, each as "Name, a short description" (single first names),
-- "story_context": the short story context,
-- "room": the room in which this story begins,
-- "alternative_room": one reasonable alternative room they could move to,
-- "object": one object to be moved by a person during the story,
-- "containers": {num_containers} reasonable opaque containers that could contain this object,
-- "topics": {num_topics} distinct and reasonable topics they could be chatting about.
-
-Here's an example for three people (with fewer containers and topics than you should give):
-{{"people": ["Emily, a meticulous office manager.", "Jason, a tech-savvy intern.", "Karen, a diligent accountant."],
- "story_context": "Emily, Jason, and Karen gathered around the central table in the sleek office's conference room, \
-discussing the upcoming audit. As they strategized, the shelves and storage compartments lining the walls around them \
-held the tools and documents they would soon need to organize and pack away.",
- "room": "conference room", "alternative_room": "records room", "object": "stapler",
- "containers": ["filing cabinet", "desk drawer"], "topics": ["upcoming audit", "new expense policy"]}}
-
-To get inspired, make this context happen in {location}. Suggested names are {", ".join(names)}, but feel free to \
-come up with your own names if it would suit the story better. Be direct with your answers: do not include \
-parentheses or clarifications beyond the responses requested. Do not refer to plural objects or give options if a \
-singular thing is requested. The object could be anything--a pen, an apple, a spoon, a pair of scissors, etc.--, be \
-creative! Topics are short lower-case noun phrases that read well after "they talked about the"."""
-
-
-def state_changes_prompt(*, setting: str, obj: str, num_changes: int) -> str:
-    """Fig. 2B: candidate ways to change the object's state, each as a sentence template and the resulting state."""
-    return f"""Story context: {setting}
-The story involves a {obj}.
-
-List {num_changes} different things a person in this story could do to the {obj} that change its state without \
-moving it (for example painting it, peeling it, wrapping it, poisoning it, disinfecting it). Include some changes \
-that anyone looking at the {obj} afterwards would notice, and some that nobody could notice by looking.
-
-Answer with a JSON list and nothing else. Each element is an object with these keys:
-- "sentence": a past-tense sentence about the change using the literal placeholders {{person}} and {{object}}, \
-e.g. "{{person}} painted the {{object}} bright orange.",
-- "property": a short lower-case name of the property that changes, e.g. "paint color",
-- "resulting_state": how the {obj} is afterwards, as words that complete "the {obj} ...", e.g. "is painted bright \
-orange"."""
-
-
-def judge_containers_prompt(setting: str, obj: str, containers: Sequence[str]) -> str:
-    return (
-        f"Story context: {setting}\nObject: {obj}\nContainers: {', '.join(containers)}\n\n"
-        f"Is every one of these containers opaque (one cannot see what is inside without opening it), able to hold "
-        f"the {obj}, and plausible in this story context? Answer yes or no."
-    )
-
-
-def judge_rooms_prompt(setting: str, rooms: Sequence[str]) -> str:
-    return (
-        f"Story context: {setting}\nRooms: {', '.join(rooms)}\n\n"
-        f"Are these distinct, plausible rooms for this story context, such that people could walk from one to the "
-        f"other? Answer yes or no."
-    )
-
-
-def judge_topics_prompt(setting: str, topics: Sequence[str]) -> str:
-    return (
-        f"Story context: {setting}\nTopics: {', '.join(topics)}\n\n"
-        f"Are all of these distinct, plausible topics that these people could chat about? Answer yes or no."
-    )
-
-
-def judge_plausible_change_prompt(setting: str, obj: str, sentence: str) -> str:
-    return (
-        f"Story context: {setting}\nAction: {sentence}\n\n"
-        f"Is this a plausible, physically possible action on the {obj} in this story, which leaves the {obj} in the "
-        f"same place? Answer yes or no."
-    )
-
-
-def judge_visible_change_prompt(obj: str, sentence: str) -> str:
-    return (
-        f"Action: {sentence}\n\nSomeone saw the {obj} before this action and did not see the action. If they looked "
-        f"at the {obj} afterwards, would they notice at a glance that it changed? Answer yes or no."
-    )
+# The App. C.1 prompt family (context_prompts.py), asked here, its JSON answers parsed, and each context judged.
 
 
 # ------------------------------------------------------------------------------------------------------ parsing
@@ -698,55 +642,72 @@ async def generate_contexts(
     ask = make_asker(model, config=GenerateConfig(temperature=temperature), cache=cache)
     judge_ask = make_asker(judge if judge is not None else model, config=GenerateConfig(temperature=0.0), cache=cache)
     names, settings = await _sample_lists(ask, report)
-    taken = {_dedup_key(c) for c in existing}
-    used_ids = {c.id for c in existing}
+    sink = _Sink(out, missing, report, {_dedup_key(c) for c in existing}, {c.id for c in existing})
     k = 1 + _last_attempt(out, existing, id_prefix)
     out.parent.mkdir(parents=True, exist_ok=True)
-    log = attempts_log(out)
+    attempt = functools.partial(
+        _attempt,
+        ask=ask,
+        judge=judge_ask,
+        names=names,
+        settings=settings,
+        spec=spec,
+        seed=seed,
+        id_prefix=id_prefix,
+        taken=sink.taken,
+        report=report,
+    )
     while report.generated < missing and report.attempts < report.budget:
         batch = range(k, k + min(concurrency, report.budget - report.attempts, missing - report.generated))
-        results = await asyncio.gather(
-            *(
-                _attempt(
-                    i,
-                    ask=ask,
-                    judge=judge_ask,
-                    names=names,
-                    settings=settings,
-                    spec=spec,
-                    seed=seed,
-                    id_prefix=id_prefix,
-                    taken=taken,
-                    report=report,
-                )
-                for i in batch
-            ),
-            return_exceptions=True,
-        )
+        results = await asyncio.gather(*(attempt(i) for i in batch), return_exceptions=True)
         for i, result in zip(batch, results, strict=True):  # commit in attempt order, whatever the concurrency
-            report.attempts += 1
-            if not isinstance(result, (_Rejected, Context)) and isinstance(result, BaseException):
-                raise result
-            with log.open("a", encoding="utf-8") as f:
-                why = result.reason if isinstance(result, _Rejected) else None
-                f.write(json.dumps({"attempt": i, "rejected": why}, ensure_ascii=False) + "\n")
-            if isinstance(result, _Rejected):
-                setattr(report, result.counter, getattr(report, result.counter) + 1)
-                if result.counter == "judge_unclear":
-                    report.judge_rejections += 1
-                report.reasons[result.reason] += 1
-            elif isinstance(result, BaseException):
-                raise result
-            elif _dedup_key(result) in taken or result.id in used_ids:
-                report.duplicates += 1
-                report.reasons["duplicate of a context accepted in the same batch"] += 1
-            elif report.generated < missing:
-                taken.add(_dedup_key(result))
-                used_ids.add(result.id)
-                with out.open("a", encoding="utf-8") as f:
-                    f.write(json.dumps(result.to_dict(), ensure_ascii=False) + "\n")
-                report.generated += 1
+            sink.commit(i, result)
             if on_progress is not None:
                 on_progress(report)
         k = batch.stop
     return report
+
+
+@dataclass
+class _Sink:
+    """Where a run's attempts end: the attempts log (every attempt), the report's counters, and the output file
+    (accepted contexts, refusing one that duplicates a context already there or accepted in the same batch)."""
+
+    out: Path
+    missing: int
+    report: GenerationReport
+    #: the dedup keys and ids in the output (the attempts read `taken` too, to reject duplicates early)
+    taken: set[tuple[str, frozenset[str]]]
+    used_ids: set[str]
+
+    def commit(self, i: int, result: Context | BaseException) -> None:
+        """Record attempt `i`; an error other than a rejection (a bug, an interrupt) stops the run."""
+        self.report.attempts += 1
+        if not isinstance(result, (_Rejected, Context)):
+            raise result
+        with attempts_log(self.out).open("a", encoding="utf-8") as f:
+            why = result.reason if isinstance(result, _Rejected) else None
+            f.write(json.dumps({"attempt": i, "rejected": why}, ensure_ascii=False) + "\n")
+        if isinstance(result, _Rejected):
+            self._count(result)
+        else:
+            self._keep(result)
+
+    def _count(self, rejected: _Rejected) -> None:
+        report = self.report
+        setattr(report, rejected.counter, getattr(report, rejected.counter) + 1)
+        if rejected.counter == "judge_unclear":
+            report.judge_rejections += 1
+        report.reasons[rejected.reason] += 1
+
+    def _keep(self, ctx: Context) -> None:
+        report = self.report
+        if _dedup_key(ctx) in self.taken or ctx.id in self.used_ids:
+            report.duplicates += 1
+            report.reasons["duplicate of a context accepted in the same batch"] += 1
+        elif report.generated < self.missing:
+            self.taken.add(_dedup_key(ctx))
+            self.used_ids.add(ctx.id)
+            with self.out.open("a", encoding="utf-8") as f:
+                f.write(json.dumps(ctx.to_dict(), ensure_ascii=False) + "\n")
+            report.generated += 1

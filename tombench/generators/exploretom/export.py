@@ -36,8 +36,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tombench.dsl import Story, build_prompt
-from tombench.generators.exploretom.infill import load_story_inputs
-from tombench.generators.exploretom.tokens import TokenCounter
+from tombench.generators.exploretom.story_inputs import StoryInput, load_story_inputs
+from tombench.generators.exploretom.tokens import TokenCounter, load_token_counter
 
 __all__ = [
     "FIG5_SHARES",
@@ -48,6 +48,7 @@ __all__ = [
     "Unit",
     "collect_units",
     "dataset_card",
+    "export_files",
     "export_records",
     "record_tokens",
     "save_dataset",
@@ -181,25 +182,39 @@ def collect_units(paths: Iterable[str | Path]) -> tuple[list[Unit], list[dict[st
         items, _ = load_story_inputs(path)
         inputs.append({"path": str(path), "sha256": hashlib.sha256(path.read_bytes()).hexdigest()})
         for it in items:
-            unit = units.get(it.digest)
-            if unit is None:
-                unit = units[it.digest] = Unit(it.digest, it.story, it.story_type, it.story.requires_tom())
-            if it.id not in unit.source_ids:
-                unit.source_ids.append(it.id)
-            rec, text = it.record, it.record.get("text")
-            if rec.get("status") == "ok" and isinstance(text, str) and text.strip():
-                checked = rec.get("verified")
-                confirmed = (
-                    frozenset((v["question"], v["answer"]) for v in checked if isinstance(v, dict) and v.get("verdict"))
-                    if isinstance(checked, list)
-                    else None
-                )
-                if all(i.text != text for i in unit.infills):
-                    unit.infills.append(Infill(text, confirmed))
+            _merge_input(units, it)
     out = [units[k] for k in sorted(units)]
     for u in out:  # deterministic whatever the file order: verified texts first, each group sorted by text
         u.infills.sort(key=lambda i: (i.verified is None, i.text))
     return out, inputs
+
+
+def _merge_input(units: dict[str, Unit], it: StoryInput) -> None:
+    """Join one input line to its story's unit (by digest, so the same story from several runs is one unit)."""
+    unit = units.get(it.digest)
+    if unit is None:
+        unit = units[it.digest] = Unit(it.digest, it.story, it.story_type, it.story.requires_tom())
+    if it.id not in unit.source_ids:
+        unit.source_ids.append(it.id)
+    infill = _accepted_infill(it.record)
+    if infill is not None and all(i.text != infill.text for i in unit.infills):
+        unit.infills.append(infill)
+
+
+def _accepted_infill(rec: dict[str, Any]) -> Infill | None:
+    """The text an infill line gives its story: only an accepted ("ok"), non-empty one; search lines give none."""
+    text = rec.get("text")
+    if rec.get("status") != "ok" or not isinstance(text, str) or not text.strip():
+        return None
+    return Infill(text, _confirmed_labels(rec.get("verified")))
+
+
+def _confirmed_labels(checked: Any) -> frozenset[tuple[str, str]] | None:
+    """The (question, answer) pairs the final judge said yes to; None for a line written before that check existed,
+    so the export can tell "nothing confirmed" from "never checked"."""
+    if not isinstance(checked, list):
+        return None
+    return frozenset((v["question"], v["answer"]) for v in checked if isinstance(v, dict) and v.get("verdict"))
 
 
 def _unverified(i: Infill) -> bool:
@@ -315,6 +330,139 @@ def _feasible(quotas: dict[Cell, int], sizes: dict[Cell, list[int]], r: int) -> 
     return all(_capacity(sizes.get(c, []), r) >= q for c, q in quotas.items())
 
 
+@dataclass
+class _Cells:
+    """The stories' candidate records grouped into the cells the quotas are set on (story type when balancing,
+    requires ToM or not when a share is given), with what is needed to ask whether a quota can be filled."""
+
+    share: float | None
+    #: per cell, each member story's number of candidate records
+    sizes: dict[Cell, list[int]]
+    #: per cell, its member stories' ids (sorted)
+    members: dict[Cell, list[str]]
+    #: the groups (story types, or "*") that get a quota
+    groups: list[str]
+    #: the most records any one story can give
+    cap: int
+
+    def feasible(self, n: int) -> bool:
+        """Whether `n` records can be split into the quotas at all (no limit per story beyond its own pool)."""
+        return bool(self.groups) and _feasible(_quotas(n, self.groups, self.share), self.sizes, self.cap)
+
+    def per_story_limit(self, quotas: dict[Cell, int]) -> int:
+        """The smallest `r` (records per story) that fills every quota: spreads records over as many stories as
+        possible, at the same rate in every cell, which is what keeps the story share equal to the record share."""
+        if not quotas:
+            return 0
+        return next((r for r in range(1, self.cap + 1) if _feasible(quotas, self.sizes, r)), self.cap)
+
+
+def _group_cells(
+    pools: dict[str, list[dict[str, Any]]], by_id: dict[str, Unit], config: ExportConfig, stats: ExportStats
+) -> _Cells:
+    """Put each story with candidate records in its cell; with balance and a share, a story type that cannot give
+    a record of each kind the share needs is left out (and named in `stats.types_left_out`)."""
+    share = config.tom_share
+    sizes: dict[Cell, list[int]] = defaultdict(list)
+    members: dict[Cell, list[str]] = defaultdict(list)
+    for sid in sorted(pools):
+        u = by_id[sid]
+        c = (u.story_type if config.balance else "*", None if share is None else u.requires_tom)
+        sizes[c].append(len(pools[sid]))
+        members[c].append(sid)
+    groups = sorted({c[0] for c in sizes})
+    if config.balance and share is not None:
+        ok = _groups_at_share(groups, sizes, share)
+        stats.types_left_out = sorted(set(groups) - set(ok))
+        groups = ok
+    cap = max((s for v in sizes.values() for s in v), default=0)
+    return _Cells(share, sizes, members, groups, cap)
+
+
+def _groups_at_share(groups: Sequence[str], sizes: dict[Cell, list[int]], share: float) -> list[str]:
+    """The story types that have stories of each kind the share needs (ToM and/or not): balancing gives every type
+    the same share, so a type without one of them could not get a single record at it."""
+    need = [flag for flag, w in ((True, share), (False, 1 - share)) if w > 0]
+    return [g for g in groups if all(sizes.get((g, f)) for f in need)]
+
+
+def _eligible_units(units: Sequence[Unit], config: ExportConfig, rng: random.Random) -> list[Unit]:
+    """The stories records may come from: without the asymmetric types if asked, then `max_stories` of them drawn
+    at the ToM share (drawing first keeps the story mixture when only some stories are wanted)."""
+    out = [u for u in units if not (config.exclude_asymmetric and u.story_type.endswith("+asymmetric"))]
+    if config.max_stories is not None:
+        out = select_mixture(out, config.tom_share, rng, config.max_stories)
+    return out
+
+
+def _candidate_pools(
+    units: Sequence[Unit], config: ExportConfig, stats: ExportStats, token_counter: TokenCounter | None
+) -> dict[str, list[dict[str, Any]]]:
+    """Each story's candidate records within the token limit, by story id; a story left with none is left out, so
+    it cannot take a place in a cell it cannot fill."""
+    pools: dict[str, list[dict[str, Any]]] = {}
+    for u in units:
+        recs = _pool(u, config, stats)
+        if config.max_tokens is not None and token_counter is not None:
+            kept = [r for r in recs if record_tokens(r, token_counter) <= config.max_tokens]
+            stats.too_long += len(recs) - len(kept)
+            recs = kept
+        if recs:
+            pools[u.id] = recs
+    return pools
+
+
+def _record_count(cells: _Cells, available: int, config: ExportConfig) -> int:
+    """How many records to make: exactly `size` (or an `ExportError` saying how many the inputs allow), else the
+    most the cells allow, capped by `questions_per_type` when balancing."""
+    if config.size is not None:
+        if not cells.feasible(config.size):
+            hi = _max_feasible(cells.feasible, available)
+            shape = f"balanced over {len(cells.groups)} story types" if config.balance else "unbalanced"
+            raise ExportError(
+                f"the inputs give at most {hi} records under these settings (share {config.tom_share}, {shape}), "
+                f"not {config.size}: add stories, or lower --size"
+            )
+        return config.size
+    n = _max_feasible(cells.feasible, available)
+    if config.balance and config.questions_per_type is not None:
+        n = min(n, config.questions_per_type * len(cells.groups))
+    return n
+
+
+def _draw_records(
+    cells: _Cells, quotas: dict[Cell, int], pools: dict[str, list[dict[str, Any]]], r: int, rng: random.Random
+) -> list[dict[str, Any]]:
+    """Fill each cell's quota from its stories in random order, at most `r` records from each, drawn at random;
+    the result is sorted so that it does not show the order of the draws."""
+    records: list[dict[str, Any]] = []
+    for c in sorted(quotas, key=lambda c: (c[0], str(c[1]))):
+        want = quotas[c]
+        order = list(cells.members.get(c, []))
+        rng.shuffle(order)
+        for sid in order:
+            if want <= 0:
+                break
+            take = min(r, len(pools[sid]), want)
+            records += rng.sample(pools[sid], take)
+            want -= take
+    records.sort(key=lambda x: (x["story_id"], x["source"], x["text"], x["order"], x["question"]))
+    return records
+
+
+def _count_records(stats: ExportStats, records: Sequence[dict[str, Any]], r: int) -> None:
+    """What the export made, for the summary table and the dataset card."""
+    used = {x["story_id"]: x["requires_tom"] for x in records}
+    stats.stories_selected = len(used)
+    stats.tom_stories_selected = sum(used.values())
+    stats.records = len(records)
+    stats.tom_records = sum(x["requires_tom"] for x in records)
+    stats.max_records_per_story = r
+    stats.by_type = dict(sorted(Counter(x["story_type"] for x in records).items()))
+    stats.by_order = dict(sorted(Counter(str(x["order"]) for x in records).items()))
+    stats.by_source = dict(sorted(Counter(x["source"] for x in records).items()))
+
+
 def export_records(
     units: Sequence[Unit], config: ExportConfig = ExportConfig(), *, token_counter: TokenCounter | None = None
 ) -> tuple[list[dict[str, Any]], ExportStats]:
@@ -333,77 +481,26 @@ def export_records(
     stats = ExportStats(stories_in=len(units), with_infill=sum(bool(u.infills) for u in units))
     stats.unverified_infills = sum(1 for u in units for i in u.infills if _unverified(i))
     stats.config = {k: (list(v) if isinstance(v, tuple) else v) for k, v in asdict(config).items()}
-    pool_units = [u for u in units if not (config.exclude_asymmetric and u.story_type.endswith("+asymmetric"))]
-    if config.max_stories is not None:
-        pool_units = select_mixture(pool_units, config.tom_share, rng, config.max_stories)
-    pools: dict[str, list[dict[str, Any]]] = {}
-    for u in pool_units:
-        recs = _pool(u, config, stats)
-        if config.max_tokens is not None and token_counter is not None:
-            kept = [r for r in recs if record_tokens(r, token_counter) <= config.max_tokens]
-            stats.too_long += len(recs) - len(kept)
-            recs = kept
-        if recs:
-            pools[u.id] = recs
-    by_id = {u.id: u for u in pool_units}
-    share = config.tom_share
+    eligible = _eligible_units(units, config, rng)
+    pools = _candidate_pools(eligible, config, stats, token_counter)
+    cells = _group_cells(pools, {u.id: u for u in eligible}, config, stats)
+    n = _record_count(cells, sum(len(p) for p in pools.values()), config)
+    quotas = _quotas(n, cells.groups, config.tom_share) if cells.groups else {}
+    r = cells.per_story_limit(quotas)
+    records = _draw_records(cells, quotas, pools, r, rng)
+    _count_records(stats, records, r)
+    return records, stats
 
-    def cell_of(u: Unit) -> Cell:
-        return (u.story_type if config.balance else "*", None if share is None else u.requires_tom)
 
-    sizes: dict[Cell, list[int]] = defaultdict(list)
-    members: dict[Cell, list[str]] = defaultdict(list)
-    for sid in sorted(pools):
-        c = cell_of(by_id[sid])
-        sizes[c].append(len(pools[sid]))
-        members[c].append(sid)
-    groups = sorted({c[0] for c in sizes})
-    if config.balance and share is not None:  # a type that cannot give a record at this share is left out
-        need = [flag for flag, w in ((True, share), (False, 1 - share)) if w > 0]
-        ok = [g for g in groups if all(sizes.get((g, f)) for f in need)]
-        stats.types_left_out = sorted(set(groups) - set(ok))
-        groups = ok
-    cap = max((s for v in sizes.values() for s in v), default=0)
-
-    def feasible(n: int) -> bool:
-        return bool(groups) and _feasible(_quotas(n, groups, share), sizes, cap)
-
-    if config.size is not None:
-        n = config.size
-        if not feasible(n):
-            hi = _max_feasible(feasible, sum(len(p) for p in pools.values()))
-            raise ExportError(
-                f"the inputs give at most {hi} records under these settings (share {share}, "
-                f"{'balanced over ' + str(len(groups)) + ' story types' if config.balance else 'unbalanced'}), "
-                f"not {n}: add stories, or lower --size"
-            )
-    else:
-        n = _max_feasible(feasible, sum(len(p) for p in pools.values()))
-        if config.balance and config.questions_per_type is not None:
-            n = min(n, config.questions_per_type * len(groups))
-    quotas = _quotas(n, groups, share) if groups else {}
-    r = next((r for r in range(1, cap + 1) if _feasible(quotas, sizes, r)), cap) if quotas else 0
-    records: list[dict[str, Any]] = []
-    for c in sorted(quotas, key=lambda c: (c[0], str(c[1]))):
-        want = quotas[c]
-        order = list(members.get(c, []))
-        rng.shuffle(order)
-        for sid in order:
-            if want <= 0:
-                break
-            take = min(r, len(pools[sid]), want)
-            records += rng.sample(pools[sid], take)
-            want -= take
-    records.sort(key=lambda x: (x["story_id"], x["source"], x["text"], x["order"], x["question"]))
-    used = {x["story_id"]: x["requires_tom"] for x in records}
-    stats.stories_selected = len(used)
-    stats.tom_stories_selected = sum(used.values())
-    stats.records = len(records)
-    stats.tom_records = sum(x["requires_tom"] for x in records)
-    stats.max_records_per_story = r
-    stats.by_type = dict(sorted(Counter(x["story_type"] for x in records).items()))
-    stats.by_order = dict(sorted(Counter(str(x["order"]) for x in records).items()))
-    stats.by_source = dict(sorted(Counter(x["source"] for x in records).items()))
+def export_files(paths: Sequence[str | Path], config: ExportConfig) -> tuple[list[dict[str, Any]], ExportStats]:
+    """`export_records` over input files: the tokenizer `config` names is loaded only when a token limit needs it,
+    and the stats record the inputs' digests, so the dataset card says exactly which files it was made from."""
+    counter = (
+        load_token_counter(config.tokenizer) if config.tokenizer is not None and config.max_tokens is not None else None
+    )
+    units, digests = collect_units(paths)
+    records, stats = export_records(units, config, token_counter=counter)
+    stats.inputs = digests
     return records, stats
 
 
@@ -444,16 +541,29 @@ def write_jsonl(records: Iterable[dict[str, Any]], path: str | Path, *, chat: bo
     return n
 
 
+_CHAT_FIELDS = "`messages`: system, user (`{story}\\n{question} Short Answer.`), assistant (the answer)"
+_RECORD_FIELDS = (
+    "`story_id`, `source` (raw/infilled), `text`, `question`, `answer`, `order` (0 = state tracking), "
+    "`kind`, `interesting`, `false_belief`, `story_type`, `requires_tom`"
+)
+
+
+def _size_category(records: int) -> str:
+    """The Hugging Face Hub's size bucket for the card's metadata (the Hub filters datasets by it)."""
+    if records < 1000:
+        return "n<1K"
+    if records < 10000:
+        return "1K<n<10K"
+    if records < 100000:
+        return "10K<n<100K"
+    return "n>100K"
+
+
 def dataset_card(stats: ExportStats, *, chat: bool = False, name: str = "tombench-exploretom-training") -> str:
     """A README.md for the dataset folder: what it is, how it was made, what is in it."""
     rows = "\n".join(f"| {t} | {n} |" for t, n in stats.by_type.items())
     inputs = "\n".join(f"- `{i['path']}` (sha256 `{i['sha256'][:16]}…`)" for i in stats.inputs) or "- (none recorded)"
-    fields = (
-        "`messages`: system, user (`{story}\\n{question} Short Answer.`), assistant (the answer)"
-        if chat
-        else "`story_id`, `source` (raw/infilled), `text`, `question`, `answer`, `order` (0 = state tracking), "
-        "`kind`, `interesting`, `false_belief`, `story_type`, `requires_tom`"
-    )
+    fields = _CHAT_FIELDS if chat else _RECORD_FIELDS
     return f"""---
 pretty_name: {name}
 language:
@@ -465,7 +575,7 @@ tags:
 - synthetic
 - exploretom
 size_categories:
-- {"n<1K" if stats.records < 1000 else "1K<n<10K" if stats.records < 10000 else "10K<n<100K" if stats.records < 100000 else "n>100K"}
+- {_size_category(stats.records)}
 ---
 
 # {name}

@@ -20,10 +20,10 @@ second-order questions that are never interesting in one room, so the pooled sha
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
 
-from tombench.dsl import DEFAULT_CONTEXT, Conditions, Setting, Story, derive_seed, rollout, setting_context
+from tombench.dsl import DEFAULT_CONTEXT, Conditions, Question, Setting, Story, derive_seed, rollout, setting_context
 
 __all__ = ["CellStats", "random_story_stats", "PAPER_TABLES", "ORIGINAL_TABLES", "PROTOTYPE_TABLES"]
 
@@ -108,49 +108,81 @@ def random_story_stats(
     on_story: Callable[[], None] | None = None,
 ) -> list[CellStats]:
     """Compute the statistics for each (people, moves) cell; `on_story` is called after each story (progress)."""
-    out = []
-    for p in people:
-        for m in moves:
-            setting = Setting(story_type, p, m, rooms=1, max_sentences=max_sentences)
-            cond = Conditions.of(setting)
-            tom = q_int = q_fb = q_total = n1 = n2 = desired = 0
-            share_int: list[float] = []
-            share_fb: list[float] = []
-            for i in range(n):
-                rng = random.Random(derive_seed(seed, story_type, p, m, i))
-                ctx = setting_context(DEFAULT_CONTEXT, setting, rng)
-                s = rollout(Story(ctx), cond, rng, copy=False)
-                qs = s.questions(orders=(1, 2))
-                desired += cond.is_desired(s)
-                if any(q.interesting for q in qs):
-                    tom += 1
-                if qs:
-                    share_int.append(sum(bool(q.interesting) for q in qs) / len(qs))
-                    share_fb.append(sum(bool(q.false_belief) for q in qs) / len(qs))
-                for q in qs:
-                    q_total += 1
-                    q_int += bool(q.interesting)
-                    q_fb += bool(q.false_belief)
-                    if q.order == 1:
-                        n1 += 1
-                    else:
-                        n2 += 1
-                if on_story is not None:
-                    on_story()
-            out.append(
-                CellStats(
-                    people=p,
-                    moves=m,
-                    stories=n,
-                    requires_tom=tom / n,
-                    interesting=sum(share_int) / len(share_int) if share_int else 0.0,
-                    false_belief=sum(share_fb) / len(share_fb) if share_fb else 0.0,
-                    questions_order1=n1 / n,
-                    questions_order2=n2 / n,
-                    desired=desired / n,
-                    interesting_pooled=q_int / q_total if q_total else 0.0,
-                    false_belief_pooled=q_fb / q_total if q_total else 0.0,
-                    stories_with_questions=len(share_int),
-                )
-            )
-    return out
+    return [
+        _cell_stats(p, m, n=n, max_sentences=max_sentences, seed=seed, story_type=story_type, on_story=on_story)
+        for p in people
+        for m in moves
+    ]
+
+
+def _cell_stats(
+    people: int,
+    moves: int,
+    *,
+    n: int,
+    max_sentences: int,
+    seed: int,
+    story_type: str,
+    on_story: Callable[[], None] | None,
+) -> CellStats:
+    """One cell: `n` random stories, each from its own derived seed (so a cell does not depend on the others)."""
+    setting = Setting(story_type, people, moves, rooms=1, max_sentences=max_sentences)
+    cond = Conditions.of(setting)
+    tally = _Tally()
+    for i in range(n):
+        rng = random.Random(derive_seed(seed, story_type, people, moves, i))
+        ctx = setting_context(DEFAULT_CONTEXT, setting, rng)
+        s = rollout(Story(ctx), cond, rng, copy=False)
+        tally.add(s.questions(orders=(1, 2)), cond.is_desired(s))
+        if on_story is not None:
+            on_story()
+    return tally.cell(people, moves, n)
+
+
+@dataclass
+class _Tally:
+    """A cell's running counts, kept both per story (the paper's reading) and pooled over questions (§8's)."""
+
+    tom: int = 0
+    desired: int = 0
+    questions: int = 0
+    interesting: int = 0
+    false_belief: int = 0
+    order1: int = 0
+    order2: int = 0
+    share_interesting: list[float] = field(default_factory=list)
+    share_false_belief: list[float] = field(default_factory=list)
+
+    def add(self, qs: Sequence[Question], desired: bool) -> None:
+        """One story's order-1/2 questions and whether the search would have wanted it."""
+        self.desired += desired
+        if any(q.interesting for q in qs):
+            self.tom += 1
+        if qs:
+            self.share_interesting.append(sum(bool(q.interesting) for q in qs) / len(qs))
+            self.share_false_belief.append(sum(bool(q.false_belief) for q in qs) / len(qs))
+        self.questions += len(qs)
+        self.interesting += sum(bool(q.interesting) for q in qs)
+        self.false_belief += sum(bool(q.false_belief) for q in qs)
+        self.order1 += sum(q.order == 1 for q in qs)
+        self.order2 += sum(q.order != 1 for q in qs)
+
+    def cell(self, people: int, moves: int, n: int) -> CellStats:
+        return CellStats(
+            people=people,
+            moves=moves,
+            stories=n,
+            requires_tom=self.tom / n,
+            interesting=_mean(self.share_interesting),
+            false_belief=_mean(self.share_false_belief),
+            questions_order1=self.order1 / n,
+            questions_order2=self.order2 / n,
+            desired=self.desired / n,
+            interesting_pooled=self.interesting / self.questions if self.questions else 0.0,
+            false_belief_pooled=self.false_belief / self.questions if self.questions else 0.0,
+            stories_with_questions=len(self.share_interesting),
+        )
+
+
+def _mean(xs: Sequence[float]) -> float:
+    return sum(xs) / len(xs) if xs else 0.0

@@ -1,0 +1,118 @@
+"""The stories an infill or an export reads: search results, infill outputs or plain `Story.to_dict()` lines, each
+known by its content digest (`tombench.generators.exploretom.identity`), so merged runs join by story, never by a
+search id.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from tombench.dsl import Story, StoryError
+from tombench.generators.exploretom.identity import story_digest
+
+__all__ = ["InfillError", "StoryInput", "load_story_inputs", "story_type_and_setting"]
+
+
+class InfillError(ValueError):
+    """An input file that cannot be read as stories (the message names the file and the line)."""
+
+
+@dataclass(frozen=True)
+class StoryInput:
+    """One story to infill or export, with what the input line said about it."""
+
+    id: str
+    story: Story
+    story_type: str = "unknown"
+    setting: str = ""
+    #: the input record itself (an infill output line keeps its infilled text here)
+    record: dict[str, Any] = field(default_factory=dict, compare=False)
+    #: the content identity (`tombench.generators.exploretom.identity.story_digest`): what every join and resume uses
+    digest: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.digest:
+            object.__setattr__(self, "digest", story_digest(self.story, self.story_type))
+
+
+def story_type_and_setting(rec: dict[str, Any]) -> tuple[str, str]:
+    """A line's story type and setting id; lines written before `story_type` existed carry the type as the first
+    field of their setting id ("tomi|p2|m2|r1"), so the digest computed from it is the same either way."""
+    setting = next((rec[k] for k in ("setting", "setting_id") if isinstance(rec.get(k), str) and rec[k]), "")
+    st = rec.get("story_type")
+    if isinstance(st, str) and st:
+        return st, setting or ""
+    return (setting.split("|")[0] if setting else "unknown"), setting or ""
+
+
+def load_story_inputs(path: str | Path) -> tuple[list[StoryInput], int]:
+    """Stories from a JSONL file: search results (`{"story": ...}`), infill outputs, or plain `Story.to_dict()` lines.
+
+    Returns the stories and the number of lines without one (a search that found nothing writes `"story": null`).
+    Anything else that does not load raises `InfillError` naming the line, because silently dropping a story would
+    skew every rate computed downstream. Every story gets its content digest from what the line holds (files written
+    before the `digest` field existed load the same); a line whose stored digest disagrees with its own story is an
+    error, since joining by it would attach text or labels to another story.
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise InfillError(f"{path}: no such file")
+    out: list[StoryInput] = []
+    empty = 0
+    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        item = _story_input(_json_object(line, f"{path}:{lineno}"), f"{path}:{lineno}")
+        if item is None:
+            empty += 1
+        else:
+            out.append(item)
+    return out, empty
+
+
+def _json_object(line: str, where: str) -> dict[str, Any]:
+    """One JSONL line as an object, or an `InfillError` naming `where` (file:line)."""
+    try:
+        rec = json.loads(line)
+    except json.JSONDecodeError as e:
+        raise InfillError(f"{where}: invalid JSON ({e.msg})") from None
+    if not isinstance(rec, dict):
+        raise InfillError(f"{where}: expected a JSON object")
+    return rec
+
+
+def _story_data(rec: dict[str, Any], where: str) -> dict[str, Any] | None:
+    """The story a line holds: its `story` (None for a search that found nothing) or the line itself (a plain
+    `Story.to_dict()` line)."""
+    if "story" in rec:
+        data = rec["story"]
+        if data is None:
+            return None
+    elif "actions" in rec:
+        data = rec
+    else:
+        raise InfillError(f"{where}: no 'story' key and not a story (no 'actions')")
+    if not isinstance(data, dict):
+        raise InfillError(f"{where}: 'story' must be an object")
+    return data
+
+
+def _story_input(rec: dict[str, Any], where: str) -> StoryInput | None:
+    """The story of one input line with its content digest, checked against the digest the line stores."""
+    data = _story_data(rec, where)
+    if data is None:
+        return None
+    try:
+        story = Story.from_dict(data)
+    except StoryError as e:
+        raise InfillError(f"{where}: {e}") from None
+    st, setting = story_type_and_setting(rec)
+    digest = story_digest(story, st)
+    stored = rec.get("digest") if "story" in rec else None
+    if stored is not None and stored != digest:
+        raise InfillError(f"{where}: stored digest {stored!r} does not match its story ({digest})")
+    sid = rec.get("id") if isinstance(rec.get("id"), str) and rec.get("id") else digest
+    return StoryInput(id=sid, story=story, story_type=st, setting=setting, record=rec, digest=digest)
