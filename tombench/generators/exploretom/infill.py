@@ -37,9 +37,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from tombench.dsl import Question, Story, StoryError, derive_seed
-from tombench.generators.exploretom.contexts import parse_yes_no
 from tombench.generators.exploretom.identity import story_digest
 from tombench.kit.calls import Asker, MalformedOutput, make_asker
+from tombench.kit.replies import read_yes_no as parse_yes_no
 
 if TYPE_CHECKING:
     from inspect_ai.model import CachePolicy, Model
