@@ -6,7 +6,6 @@ import pytest
 
 from tests.generators.persuasion.test_scripted import FIXTURE
 from tombench.generators.persuasion.data import load_records
-from tombench.generators.persuasion.llm import parse_json_object, parse_score, parse_yes_no
 from tombench.generators.persuasion.records import (
     causal_tom_success,
     clean_utterance,
@@ -16,6 +15,7 @@ from tombench.generators.persuasion.records import (
 )
 from tombench.generators.persuasion.rouge import lcs_length, rouge_l
 from tombench.generators.persuasion.rounds import PersuadeeDisclosure, PersuaderFocus, round_plan
+from tombench.kit.replies import find_json, read_score, read_yes_no
 
 RAW = {
     "scenario": {
@@ -116,13 +116,13 @@ def test_rouge_l_hand_computed() -> None:
 
 
 def test_answer_parsers() -> None:
-    assert parse_json_object('Sure: ```json\n{"a": 1}\n``` done') == {"a": 1}
-    assert parse_json_object('text {"a": {"b": true}} more {"c": 2}') == {"a": {"b": True}}
-    assert parse_json_object("no json") is None
-    assert parse_score("Reasons... Score: 7") == 7.0
-    assert parse_score("Score: 12") is None and parse_score("8") == 8.0 and parse_score("great") is None
-    assert parse_yes_no("I like it. Persuaded: yes") is True
-    assert parse_yes_no("Persuaded: No.") is False and parse_yes_no("maybe") is None
+    assert find_json('Sure: ```json\n{"a": 1}\n``` done') == {"a": 1}
+    assert find_json('text {"a": {"b": true}} more {"c": 2}') == {"a": {"b": True}}
+    assert find_json("no json") is None
+    assert read_score("Reasons... Score: 7") == 7.0
+    assert read_score("Score: 12") is None and read_score("8") == 8.0 and read_score("great") is None
+    assert read_yes_no("I like it. Persuaded: yes", label="Persuaded") is True
+    assert read_yes_no("Persuaded: No.", label="Persuaded") is False and read_yes_no("maybe", label="Persuaded") is None
 
 
 def test_fixture_loads() -> None:

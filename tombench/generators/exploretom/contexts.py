@@ -44,6 +44,8 @@ from tombench.generators.exploretom.context_prompts import (
     state_changes_prompt,
 )
 from tombench.kit.calls import Asker, MalformedOutput, make_asker
+from tombench.kit.replies import find_json
+from tombench.kit.replies import read_yes_no as parse_yes_no
 
 __all__ = [
     "BANK_RESOURCE",
@@ -246,32 +248,12 @@ def context_by_id(contexts: Sequence[Context], ident: str) -> Context:
 
 
 # ------------------------------------------------------------------------------------------------------ parsing
-def parse_yes_no(text: str) -> bool | None:
-    """The judge's verdict: True for yes, False for no, None for anything else ("maybe", "it depends", empty)."""
-    words = re.findall(r"[a-z]+", text.lower())
-    if words[:1] == ["answer"]:
-        words = words[1:]
-    if not words:
-        return None
-    return {"yes": True, "no": False}.get(words[0])
-
-
 def extract_json(text: str, kind: type[dict] | type[list]) -> dict | list:
-    """The first JSON object (or list) in a model answer, ignoring prose and code fences around it.
-
-    Each `{`/`[` is tried as a start with a real JSON decoder, so braces inside strings or in the prose before the
-    JSON cannot confuse it.
-    """
-    opener = "{" if kind is dict else "["
-    decoder = json.JSONDecoder()
-    for m in re.finditer(re.escape(opener), text):
-        try:
-            value, _ = decoder.raw_decode(text, m.start())
-        except json.JSONDecodeError:
-            continue
-        if isinstance(value, kind):
-            return value
-    raise MalformedOutput(f"no JSON {kind.__name__} in the answer")
+    """The first JSON object (or list) in a model answer, ignoring prose and code fences around it."""
+    value = find_json(text, kind, fenced_first=False)
+    if value is None:
+        raise MalformedOutput(f"no JSON {kind.__name__} in the answer")
+    return value
 
 
 def _str(d: dict, key: str) -> str:

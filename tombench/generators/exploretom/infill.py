@@ -37,7 +37,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from tombench.dsl import Question, Story, StoryError, derive_seed
-from tombench.generators.exploretom.contexts import parse_yes_no
 from tombench.generators.exploretom.identity import story_digest
 from tombench.generators.exploretom.infill_checks import (
     Check,
@@ -73,6 +72,7 @@ from tombench.generators.exploretom.story_inputs import (
     story_type_and_setting,
 )
 from tombench.kit.calls import Asker, MalformedOutput, make_asker
+from tombench.kit.replies import read_yes_no as parse_yes_no
 
 if TYPE_CHECKING:
     from inspect_ai.model import CachePolicy, Model

@@ -17,10 +17,11 @@ from typing import Any
 from inspect_ai.model import CachePolicy
 
 from tombench.generators.persuasion import prompts
-from tombench.generators.persuasion.llm import AgentModel, complete, parse_bool, parse_json_object
 from tombench.generators.persuasion.prompts import GUESS_FIELDS, Prompting
 from tombench.generators.persuasion.records import MentalState, Scenario, Turn, clean_utterance, record_from_dict
 from tombench.generators.persuasion.rounds import PersuadeeDisclosure, PersuaderFocus
+from tombench.kit.calls import ModelLike, call_model
+from tombench.kit.replies import find_json, read_bool
 
 __all__ = [
     "generate_mental_state",
@@ -34,11 +35,11 @@ __all__ = [
 
 
 async def generate_mental_state(
-    scenario: Scenario, model: AgentModel, cache: bool | CachePolicy = False
+    scenario: Scenario, model: ModelLike, cache: bool | CachePolicy = False
 ) -> MentalState:
     """The persuadee's behaviours, then their beliefs and desires (§3.3, two steps as in the authors' prompts)."""
-    text = await complete(model, prompts.behaviours_messages(scenario), cache)
-    names = parse_json_object(text)
+    text = (await call_model(model, prompts.behaviours_messages(scenario), cache=cache)).text
+    names = find_json(text)
     generative = str((names or {}).get("generative") or "").strip()
     if not generative:
         raise ValueError(f"mental-state model did not name a generative behaviour in JSON: {text[:120]!r}")
@@ -46,8 +47,8 @@ async def generate_mental_state(
     preventive = str(raw_prev).strip() if raw_prev is not None else ""
     if preventive.lower() in {"", "none", "null"}:
         preventive = ""
-    text = await complete(model, prompts.beliefs_messages(scenario, generative, preventive or None), cache)
-    parsed = parse_json_object(text)
+    text = (await call_model(model, prompts.beliefs_messages(scenario, generative, preventive or None), cache=cache)).text
+    parsed = find_json(text)
     if parsed is None:
         raise ValueError(f"mental-state model did not answer with JSON: {text[:120]!r}")
     record = record_from_dict({"scenario": {**scenario.to_dict(), **parsed}})
@@ -70,7 +71,7 @@ class Guess:
 class Persuader:
     """The ToMMA persuader: guesses the disclosed part of the mental state, then replies to the round's focus."""
 
-    def __init__(self, model: AgentModel, cache: bool | CachePolicy = False) -> None:
+    def __init__(self, model: ModelLike, cache: bool | CachePolicy = False) -> None:
         self.model, self.cache = model, cache
 
     async def guess(
@@ -86,8 +87,8 @@ class Persuader:
             scenario, generative, preventive, history, target,
             (revision[0].text(), revision[1]) if revision else None,
         )
-        text = await complete(self.model, messages, self.cache)
-        parsed = parse_json_object(text) or {}
+        text = (await call_model(self.model, messages, cache=self.cache)).text
+        parsed = find_json(text) or {}
         fields = {f: str(parsed[f]).strip() for f in GUESS_FIELDS[target] if str(parsed.get(f) or "").strip()}
         return Guess(fields or None, text)
 
@@ -101,7 +102,7 @@ class Persuader:
     ) -> str:
         generative, preventive = behaviours
         messages = prompts.tomma_persuader_messages(scenario, generative, preventive, history, focus, guesses)
-        return clean_utterance(await complete(self.model, messages, self.cache))
+        return clean_utterance((await call_model(self.model, messages, cache=self.cache)).text)
 
 
 class TestedPersuader:
@@ -109,23 +110,23 @@ class TestedPersuader:
 
     __test__ = False  # not a pytest class
 
-    def __init__(self, model: AgentModel, prompting: Prompting = "none", cache: bool | CachePolicy = False) -> None:
+    def __init__(self, model: ModelLike, prompting: Prompting = "none", cache: bool | CachePolicy = False) -> None:
         self.model, self.prompting, self.cache = model, prompting, cache
 
     async def respond(self, scenario: Scenario, history: Sequence[Turn]) -> str:
         messages = prompts.tested_persuader_messages(scenario, history, self.prompting)
-        return clean_utterance(await complete(self.model, messages, self.cache))
+        return clean_utterance((await call_model(self.model, messages, cache=self.cache)).text)
 
 
 class Persuadee:
     """The persuadee agent: holds the hidden mental state and discloses it one part per round."""
 
-    def __init__(self, model: AgentModel, mental_state: MentalState, cache: bool | CachePolicy = False) -> None:
+    def __init__(self, model: ModelLike, mental_state: MentalState, cache: bool | CachePolicy = False) -> None:
         self.model, self.mental_state, self.cache = model, mental_state, cache
 
     async def respond(self, scenario: Scenario, history: Sequence[Turn], disclosure: PersuadeeDisclosure) -> str:
         messages = prompts.persuadee_messages(scenario, self.mental_state, history, disclosure)
-        return clean_utterance(await complete(self.model, messages, self.cache))
+        return clean_utterance((await call_model(self.model, messages, cache=self.cache)).text)
 
 
 @dataclass(frozen=True)
@@ -138,7 +139,7 @@ class Review:
 class Observer:
     """Checks each persuader guess against the true mental state; a rejection sends it back with advice (§3.5)."""
 
-    def __init__(self, model: AgentModel, cache: bool | CachePolicy = False) -> None:
+    def __init__(self, model: ModelLike, cache: bool | CachePolicy = False) -> None:
         self.model, self.cache = model, cache
 
     async def review(
@@ -150,8 +151,8 @@ class Observer:
         guess: Guess,
     ) -> Review:
         messages = prompts.observer_messages(scenario, mental_state, history, target, guess.text())
-        text = await complete(self.model, messages, self.cache)
-        parsed: dict[str, Any] = parse_json_object(text) or {}
-        approved = parse_bool(parsed.get("approved"))
+        text = (await call_model(self.model, messages, cache=self.cache)).text
+        parsed: dict[str, Any] = find_json(text) or {}
+        approved = read_bool(parsed.get("approved"))
         # An unreadable review must not block generation: it counts as approval and is kept in the row.
         return Review(approved is not False, str(parsed.get("feedback") or "").strip(), text)

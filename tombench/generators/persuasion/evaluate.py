@@ -20,9 +20,9 @@ from pathlib import Path
 from inspect_ai.model import CachePolicy
 
 from tombench.generators.persuasion.judge import ctom_evaluation, dialogue_quality, direct_prompting
-from tombench.generators.persuasion.llm import AgentModel
 from tombench.generators.persuasion.prompts import DIALOGUE_QUALITY
 from tombench.generators.persuasion.records import PersuasionRecord
+from tombench.kit.calls import ModelLike
 from tombench.kit.intervals import Z95 as _Z95
 from tombench.kit.intervals import wilson_interval
 
@@ -53,7 +53,7 @@ class DialogueJudgement:
 
 async def judge_record(
     record: PersuasionRecord,
-    judge: AgentModel,
+    judge: ModelLike,
     cache: bool | CachePolicy = False,
     metrics: Sequence[str] = METRICS,
 ) -> DialogueJudgement:
@@ -89,7 +89,7 @@ def _read_done(path: Path) -> dict[str, DialogueJudgement]:
 
 async def evaluate_dataset(
     records: Sequence[PersuasionRecord],
-    judge: AgentModel,
+    judge: ModelLike,
     out: Path | None = None,
     *,
     metrics: Sequence[str] = METRICS,

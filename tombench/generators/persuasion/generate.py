@@ -18,8 +18,8 @@ from inspect_ai.model import CachePolicy
 
 from tombench.generators.persuasion.agents import Observer, Persuadee, Persuader, generate_mental_state
 from tombench.generators.persuasion.dialogue import run_dialogue
-from tombench.generators.persuasion.llm import AgentModel
 from tombench.generators.persuasion.records import PersuasionRecord, Scenario, record_to_dict
+from tombench.kit.calls import ModelLike
 
 __all__ = ["ToMMAModels", "generate_record", "generate_dataset", "sample_scenarios", "done_ids"]
 
@@ -28,10 +28,10 @@ __all__ = ["ToMMAModels", "generate_record", "generate_dataset", "sample_scenari
 class ToMMAModels:
     """The model of each ToMMA role; `mental_state` writes the persuadee's hidden state (GPT-4o in the paper)."""
 
-    persuader: AgentModel
-    persuadee: AgentModel
-    observer: AgentModel | None
-    mental_state: AgentModel
+    persuader: ModelLike
+    persuadee: ModelLike
+    observer: ModelLike | None
+    mental_state: ModelLike
 
     def names(self) -> dict[str, str | None]:
         return {

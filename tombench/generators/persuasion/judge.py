@@ -14,15 +14,9 @@ from typing import Any
 from inspect_ai.model import CachePolicy
 
 from tombench.generators.persuasion import prompts
-from tombench.generators.persuasion.llm import (
-    AgentModel,
-    complete,
-    parse_bool,
-    parse_json_object,
-    parse_score,
-    parse_yes_no,
-)
 from tombench.generators.persuasion.records import Behaviour, MentalState, Scenario, Turn, causal_tom_success
+from tombench.kit.calls import ModelLike, call_model
+from tombench.kit.replies import find_json, read_bool, read_score, read_yes_no
 
 __all__ = [
     "Verdict",
@@ -57,24 +51,24 @@ class Satisfaction:
 
 
 async def persuasive_score(
-    judge: AgentModel, scenario: Scenario, history: Sequence[Turn], reply: str, cache: bool | CachePolicy = False
+    judge: ModelLike, scenario: Scenario, history: Sequence[Turn], reply: str, cache: bool | CachePolicy = False
 ) -> Verdict:
     """1-10: does `reply` aim to change the persuadee's mind, and how persuasively."""
-    text = await complete(judge, prompts.persuasive_messages(scenario, history, reply), cache)
-    return Verdict(parse_score(text), text)
+    text = (await call_model(judge, prompts.persuasive_messages(scenario, history, reply), cache=cache)).text
+    return Verdict(read_score(text), text)
 
 
 async def satisfaction(
-    judge: AgentModel,
+    judge: ModelLike,
     scenario: Scenario,
     name: str,
     behaviour: Behaviour,
     dialog: Sequence[Turn],
     cache: bool | CachePolicy = False,
 ) -> Satisfaction:
-    text = await complete(judge, prompts.satisfaction_messages(scenario, name, behaviour, dialog), cache)
-    parsed = parse_json_object(text) or {}
-    return Satisfaction(parse_bool(parsed.get("belief_addressed")), parse_bool(parsed.get("desire_addressed")), text)
+    text = (await call_model(judge, prompts.satisfaction_messages(scenario, name, behaviour, dialog), cache=cache)).text
+    parsed = find_json(text) or {}
+    return Satisfaction(read_bool(parsed.get("belief_addressed")), read_bool(parsed.get("desire_addressed")), text)
 
 
 @dataclass(frozen=True)
@@ -89,7 +83,7 @@ class DynamicOutcome:
 
 
 async def dynamic_outcome(
-    judge: AgentModel,
+    judge: ModelLike,
     scenario: Scenario,
     mental_state: MentalState,
     dialog: Sequence[Turn],
@@ -116,27 +110,27 @@ async def dynamic_outcome(
 
 
 async def direct_prompting(
-    judge: AgentModel, scenario: Scenario, dialog: Sequence[Turn], cache: bool | CachePolicy = False
+    judge: ModelLike, scenario: Scenario, dialog: Sequence[Turn], cache: bool | CachePolicy = False
 ) -> Verdict:
     """Does the judge, reading as the persuadee, feel persuaded? (Table 1, "Direct Prompting")."""
-    text = await complete(judge, prompts.direct_messages(scenario, dialog), cache)
-    return Verdict(parse_yes_no(text), text)
+    text = (await call_model(judge, prompts.direct_messages(scenario, dialog), cache=cache)).text
+    return Verdict(read_yes_no(text, label="Persuaded"), text)
 
 
 def _pair(raw: Any) -> tuple[bool, bool] | None:
     if not isinstance(raw, dict):
         return None
-    belief, desire = parse_bool(raw.get("belief_addressed")), parse_bool(raw.get("desire_addressed"))
+    belief, desire = read_bool(raw.get("belief_addressed")), read_bool(raw.get("desire_addressed"))
     return None if belief is None or desire is None else (belief, desire)
 
 
 async def ctom_evaluation(
-    judge: AgentModel, scenario: Scenario, dialog: Sequence[Turn], cache: bool | CachePolicy = False
+    judge: ModelLike, scenario: Scenario, dialog: Sequence[Turn], cache: bool | CachePolicy = False
 ) -> Verdict:
     """Causal-ToM eval (Table 1): the judge infers the beliefs and desires from the dialogue, says which were
     addressed, and the causal rule (not the judge) decides success."""
-    text = await complete(judge, prompts.ctom_messages(scenario, dialog), cache)
-    parsed = parse_json_object(text)
+    text = (await call_model(judge, prompts.ctom_messages(scenario, dialog), cache=cache)).text
+    parsed = find_json(text)
     if parsed is None:
         return Verdict(None, text)
     generative = _pair(parsed.get("generative"))
@@ -149,8 +143,8 @@ async def ctom_evaluation(
 
 
 async def dialogue_quality(
-    judge: AgentModel, criterion: str, scenario: Scenario, dialog: Sequence[Turn], cache: bool | CachePolicy = False
+    judge: ModelLike, criterion: str, scenario: Scenario, dialog: Sequence[Turn], cache: bool | CachePolicy = False
 ) -> Verdict:
     """A 1-5 rating of the whole dialogue on one Table 1 criterion (`prompts.DIALOGUE_QUALITY`)."""
-    text = await complete(judge, prompts.dialogue_quality_messages(criterion, scenario, dialog), cache)
-    return Verdict(parse_score(text, 1, 5), text)
+    text = (await call_model(judge, prompts.dialogue_quality_messages(criterion, scenario, dialog), cache=cache)).text
+    return Verdict(read_score(text, 1, 5), text)

@@ -20,11 +20,12 @@ from pathlib import Path
 
 from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
 
-from tombench.generators.tomsynth._calls import generate_parsed
+from tombench.generators.tomsynth._calls import attempt_caches
 from tombench.generators.tomsynth.items import Item, append_jsonl, read_jsonl, read_jsonl_ids, write_jsonl
 from tombench.generators.tomsynth.parsing import ParsedEntry, parse_entry
 from tombench.generators.tomsynth.prompts import synthesis_prompt
 from tombench.generators.tomsynth.units import Unit, draw_characters, item_id
+from tombench.kit.calls import ask_until_parsed
 
 __all__ = ["GenerationStats", "generate_items", "failures_path", "plan_items", "read_failures"]
 
@@ -122,15 +123,13 @@ async def generate_items(
         def parse(text: str) -> ParsedEntry:
             return parse_entry(text, unit.format)
 
-        res = await generate_parsed(
+        res = await ask_until_parsed(
             model,
             synthesis_prompt(unit, characters),
             parse,
-            scope=iid,
+            cache=attempt_caches(cache, iid, retry_round),
             max_retries=max_retries,
             config=config,
-            cache=cache,
-            retry_round=retry_round,
         )
         stats.calls += res.attempts
         stats.retried += retry_round > 0

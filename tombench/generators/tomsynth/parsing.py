@@ -8,19 +8,20 @@ a `kind`, which generation counts and retries (the counts are part of the run re
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from tombench.generators.tomsynth.items import LETTERS
+from tombench.kit.calls import MalformedOutput
+from tombench.kit.replies import find_json
 
 __all__ = ["ParseError", "ParsedEntry", "Verdict", "JUDGMENTS", "extract_json", "parse_entry", "parse_verdict"]
 
 JUDGMENTS: tuple[str, ...] = ("PASS", "AMBIGUOUS", "FALSE", "OTHER")
 
 
-class ParseError(ValueError):
+class ParseError(MalformedOutput):
     """An output we could not turn into an entry; `kind` is the counter it goes to."""
 
     def __init__(self, kind: str, message: str) -> None:
@@ -44,25 +45,12 @@ class Verdict:
     reason: str
 
 
-_FENCE = re.compile(r"```[a-zA-Z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
-_TRAILING_COMMA = re.compile(r",\s*([}\]])")
-
-
 def extract_json(text: str) -> Any:
-    """The first JSON value in `text`, looking inside code fences first, then at every `{`/`[` in order."""
-    candidates = [m.group(1) for m in _FENCE.finditer(text)] + [text]
-    decoder = json.JSONDecoder()
-    for cand in candidates:
-        for i, ch in enumerate(cand):
-            if ch not in "[{":
-                continue
-            # outermost value first; a trailing comma is forgiven before we fall back to an inner value
-            for attempt in (cand[i:], _TRAILING_COMMA.sub(r"\1", cand[i:])):
-                try:
-                    value, _ = decoder.raw_decode(attempt)
-                    return value
-                except json.JSONDecodeError:
-                    continue
+    """The first JSON value in `text`, looking inside code fences first, then at every `{`/`[` in order (the
+    outermost value first; a trailing comma is forgiven before we fall back to an inner value)."""
+    value = find_json(text, (dict, list), forgive_trailing_commas=True)
+    if value is not None:
+        return value
     if "{" not in text and "[" not in text:
         raise ParseError("no_json", "no JSON object in output")
     raise ParseError("invalid_json", "output contains no decodable JSON value")

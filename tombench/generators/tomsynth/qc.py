@@ -29,10 +29,11 @@ from typing import Any
 
 from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
 
-from tombench.generators.tomsynth._calls import generate_parsed
+from tombench.generators.tomsynth._calls import attempt_caches
 from tombench.generators.tomsynth.items import LETTERS, Item, append_jsonl, read_jsonl
 from tombench.generators.tomsynth.parsing import JUDGMENTS, parse_verdict
 from tombench.generators.tomsynth.prompts import verification_prompt
+from tombench.kit.calls import ask_until_parsed
 
 __all__ = [
     "Stage1Limits",
@@ -289,15 +290,13 @@ async def stage3_verify(
             if on_item:
                 on_item(item.id, verdicts[key]["judgment"])
             return
-        res = await generate_parsed(
+        res = await ask_until_parsed(
             verifier,
             verification_prompt(item),
             parse_verdict,
-            scope=f"verify:{item.id}:{item.answer}",
+            cache=attempt_caches(cache, f"verify:{item.id}:{item.answer}", unparsed_rounds[key]),
             max_retries=max_retries,
             config=config,
-            cache=cache,
-            retry_round=unparsed_rounds[key],
         )
         v = res.value
         row = {

@@ -1,0 +1,73 @@
+"""Reading model replies (tombench.kit.replies), with each family's reading kept exactly as it was.
+
+The tables hold the union of the inputs the families' own parser tests used, with the results the three former
+parsers (exploretom's `parse_yes_no`/`extract_json`, persuasion's `parse_yes_no`/`parse_json_object`, tomsynth's
+`extract_json`) gave; old and new were also compared on 200,000 random replies before the old ones were deleted.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tombench.kit.replies import find_json, read_bool, read_score, read_yes_no
+
+# text -> (bare reading, as exploretom's judges; "Persuaded:" reading, as persuasion's direct-prompting judge)
+YES_NO = [
+    ("Yes", True, True),
+    ("yes.", True, True),
+    ("yes!", True, True),
+    (" No. ", False, False),
+    ("**No**, never", False, None),
+    ("Answer: no", False, None),
+    ("YES - all opaque", True, None),
+    ("Yes, because", True, None),
+    ("maybe", None, None),
+    ("It depends.", None, None),
+    ("", None, None),
+    ("Not sure, yes", None, None),
+    ("Answer: maybe yes", None, None),
+    ("I like it. Persuaded: yes", None, True),
+    ("Persuaded: No.", None, False),
+    ("Persuaded: yes. On reflection, Persuaded = **no**", None, False),
+]
+
+
+@pytest.mark.parametrize("text, bare, labelled", YES_NO)
+def test_yes_no_readings(text: str, bare: bool | None, labelled: bool | None) -> None:
+    assert read_yes_no(text) is bare
+    assert read_yes_no(text, label="Persuaded") is labelled
+
+
+_TRAILING = "Here:\n```json\n" + json.dumps({"a": 1}, indent=2)[:-1].rstrip() + ",\n}\n```\nLet me know"
+_BRACES = 'Sure! Here is {your} context:\n```json\n{"a": "x {y} z", "b": [1]}\n```\nHope it helps {:'
+# text -> (object, fenced first: persuasion; any value, commas forgiven: tomsynth; object / list in order: exploretom)
+JSON = [
+    ('Sure: ```json\n{"a": 1}\n``` done', {"a": 1}, {"a": 1}, {"a": 1}, None),
+    ('text {"a": {"b": true}} more {"c": 2}', {"a": {"b": True}}, {"a": {"b": True}}, {"a": {"b": True}}, None),
+    (_BRACES, {"a": "x {y} z", "b": [1]}, {"a": "x {y} z", "b": [1]}, {"a": "x {y} z", "b": [1]}, [1]),
+    ('The list [of things]: [{"k": 1}]', {"k": 1}, [{"k": 1}], {"k": 1}, [{"k": 1}]),
+    ('Here: {"q": 1} -- done {not json}', {"q": 1}, {"q": 1}, {"q": 1}, None),
+    ('Example {"x": 1}\n```python\n{"y": 2}\n```', {"y": 2}, {"y": 2}, {"x": 1}, None),
+    (_TRAILING, None, {"a": 1}, None, None),
+    ("no json", None, None, None, None),
+    ('{"a": 1', None, None, None, None),
+    ("[{'Dialogue': 'x'", None, None, None, None),
+]
+
+
+@pytest.mark.parametrize("text, obj, value, in_order_obj, in_order_list", JSON)
+def test_json_readings(text: str, obj: object, value: object, in_order_obj: object, in_order_list: object) -> None:
+    assert find_json(text) == obj
+    assert find_json(text, (dict, list), forgive_trailing_commas=True) == value
+    assert find_json(text, dict, fenced_first=False) == in_order_obj
+    assert find_json(text, list, fenced_first=False) == in_order_list
+
+
+def test_scores_and_booleans() -> None:
+    assert read_score("Reasons... Score: 7") == 7.0 and read_score("score = **4.5**", 1, 5) == 4.5
+    assert read_score("Score: 12") is None and read_score("8") == 8.0 and read_score("great") is None
+    assert [read_bool(v) for v in (True, 0, 2.5, " Yes ", "n", "0", "maybe", None)] == [
+        True, False, True, True, False, False, None, None,
+    ]
