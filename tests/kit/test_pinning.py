@@ -164,7 +164,7 @@ def _fake_info(monkeypatch: pytest.MonkeyPatch, raises: type[BaseException] | No
 def test_a_revision_resolves_to_its_commit(monkeypatch: pytest.MonkeyPatch) -> None:
     asked = _fake_info(monkeypatch)
     rev = resolve_revision("org/data")
-    assert asked == [("org/data", "main")] and rev.sha == "c" * 40 and rev.requested == "main"
+    assert asked == [("org/data", None)] and rev.sha == "c" * 40 and rev.requested == "main"
     assert rev.files == ("data/train.jsonl",)
 
 

@@ -345,7 +345,7 @@ def resolve_revision(repo: str, revision: str | None = None, *, option: str = "-
 
     requested = revision or "main"
     try:
-        info = HfApi().dataset_info(repo, revision=requested)
+        info = HfApi().dataset_info(repo, revision=revision)  # None: the default branch
     except RevisionNotFoundError:
         raise OptionError(f"revision {requested!r} not found in dataset {repo}") from None
     except RepositoryNotFoundError:
