@@ -100,8 +100,7 @@ def push(logs: tuple[str, ...], repo: str | None, local_dir: str | None, with_lo
 
 def _push_store(store, repo: str, private: bool, timeout: float, console) -> None:  # noqa: ANN001
     """Push every row of the local copy that the Hub lacks, and say what happened."""
-    from tombench.leaderboard import PublishError, push_rows
-    from tombench.leaderboard._store import mirror
+    from tombench.leaderboard import PublishError, keep_fetched, push_rows
 
     rows = store.rows()
     log_files = {r.submission_id: p for r in rows if (p := store.log_path(r)) is not None}
@@ -111,7 +110,7 @@ def _push_store(store, repo: str, private: bool, timeout: float, console) -> Non
     except PublishError as e:
         raise UserError(f"{e}. {len(rows)} row(s) are kept in {store.root}; push them later with "
                         f"`tombench leaderboard push --repo {repo}`") from None
-    mirror(store, result.fetched, repo)
+    keep_fetched(store, result.fetched, repo)
     if result.added:
         console.print(f"pushed {len(result.added)} new submission(s) to {repo} (commit {result.commit[:8]}, "
                       f"{result.attempts} attempt(s)); {len(result.already)} already there", highlight=False)

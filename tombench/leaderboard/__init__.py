@@ -19,12 +19,12 @@ from ._render import build_view, compare, latest_rows, render, shared_ranks
 from ._row import SCHEMA_VERSION, Breakdown, Items, MetricValue, ResultRow, features
 from ._site import site_files
 from ._stats import Interval, Paired, mcnemar_exact, paired_comparison, proportion_interval
-from ._store import AddReport, LocalStore, add_logs, default_local_dir, read_row, write_eval_results
+from ._store import AddReport, LocalStore, add_logs, default_local_dir, keep_fetched, read_row, write_eval_results
 
 __all__ = [
     "SCHEMA_VERSION", "Breakdown", "Items", "MetricValue", "ResultRow", "features", "row_from_log", "RowOverrides",
     "LogError", "is_tombench_task", "push_rows", "fetch_rows", "PushResult", "PublishError", "HubTimeout",
     "set_hub_timeout", "render", "build_view", "latest_rows", "shared_ranks", "compare", "site_files", "LocalStore",
-    "default_local_dir", "add_logs", "AddReport", "read_row", "write_eval_results", "open_eval_result_prs",
+    "default_local_dir", "add_logs", "AddReport", "keep_fetched", "read_row", "write_eval_results", "open_eval_result_prs",
     "Interval", "Paired", "proportion_interval", "mcnemar_exact", "paired_comparison",
 ]

@@ -143,7 +143,7 @@ def add_logs(store: LocalStore, paths: Iterable[Path], overrides: RowOverrides |
     return report
 
 
-def mirror(store: LocalStore, fetched: Iterable[ResultRow], repo_id: str) -> None:
+def keep_fetched(store: LocalStore, fetched: Iterable[ResultRow], repo_id: str) -> None:
     """Keep rows read from the Hub in the local copy too (rows are immutable: never fetched twice)."""
     fetched = list(fetched)
     for r in fetched:
