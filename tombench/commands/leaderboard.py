@@ -77,50 +77,31 @@ def push(logs: tuple[str, ...], repo: str | None, local_dir: str | None, with_lo
     Exit code 0: every given log is on the board (new or kept before); 1: some logs were refused (the others were
     added and pushed); 2: nothing could be added, or the push failed (rows stay in the local copy).
     """
-    from dataclasses import replace
-
-    from tombench.leaderboard import LocalStore, LogError, PublishError, RowOverrides, default_local_dir, push_rows
-    from tombench.leaderboard._store import log_repo_path
+    from tombench.leaderboard import LocalStore, RowOverrides, add_logs, default_local_dir
 
     if not logs and not repo:
         raise UserError("give eval logs to add, and/or --repo ORG/NAME to push rows kept locally")
     if repo and repo.count("/") != 1:
         raise UserError(f"--repo must look like ORG/NAME, got {repo!r}")
     store = LocalStore(local_dir or default_local_dir(repo))
-    overrides = RowOverrides(submitter, notes, model_revision, open_weights, model_size)
     console = _console()
-    explicit = {Path(p) for p in logs if not Path(p).is_dir()}
-    paths = _log_paths(logs)
-    added = kept = 0
-    refused: list[str] = []
-    for path in paths:
-        try:
-            row = row_from_log_safe(path, overrides)
-        except LogError as e:
-            if path not in explicit and "not a readable Inspect eval log" in str(e):
-                console.print(f"[dim]ignored {path.name}: not an Inspect eval log[/]")
-                continue
-            refused.append(str(e))
-            console.print(f"[yellow]refused[/] {e}", highlight=False)
-            continue
-        if with_logs:
-            row = replace(row, log_file=log_repo_path(row.submission_id, path))
-        if store.add(row, path):
-            added += 1
-            console.print(f"added {row.submission_id}: {row.model} on {row.task} = {100 * row.accuracy:.1f}%",
-                          highlight=False)
-        else:
-            kept += 1
-            console.print(f"[dim]already kept[/] {row.submission_id} ({path.name})")
-    if logs and not added and not kept:
-        why = f"; first: {refused[0]}" if refused else ""
-        raise UserError(f"none of the {len(paths)} given log(s) could be added{why}")
+    report = add_logs(store, _log_paths(logs), RowOverrides(submitter, notes, model_revision, open_weights, model_size),
+                      explicit={Path(p) for p in logs if not Path(p).is_dir()}, with_logs=with_logs,
+                      say=lambda text, highlight: console.print(text, highlight=highlight))
+    if logs and report.nothing:
+        raise UserError(report.nothing)
     store.write_site(repo)
-    partial = f"{len(refused)} of {len(refused) + added + kept} log(s) refused (see above)" if refused else ""
-    if not repo:
+    if repo:
+        _push_store(store, repo, private, timeout, console)
+    else:
         console.print(f"{len(store.rows())} row(s) in {store.root} (not pushed: no --repo)")
-        _exit_partial(partial)
-        return
+    _exit_partial(report.partial)
+
+
+def _push_store(store, repo: str, private: bool, timeout: float, console) -> None:  # noqa: ANN001
+    """Push every row of the local copy that the Hub lacks, and say what happened."""
+    from tombench.leaderboard import PublishError, keep_fetched, push_rows
+
     rows = store.rows()
     log_files = {r.submission_id: p for r in rows if (p := store.log_path(r)) is not None}
     try:
@@ -129,17 +110,13 @@ def push(logs: tuple[str, ...], repo: str | None, local_dir: str | None, with_lo
     except PublishError as e:
         raise UserError(f"{e}. {len(rows)} row(s) are kept in {store.root}; push them later with "
                         f"`tombench leaderboard push --repo {repo}`") from None
-    for r in result.fetched:  # the local copy mirrors the repo: rows are immutable, never fetched twice
-        store.add(r)
-    if result.fetched:
-        store.write_site(repo)
+    keep_fetched(store, result.fetched, repo)
     if result.added:
         console.print(f"pushed {len(result.added)} new submission(s) to {repo} (commit {result.commit[:8]}, "
                       f"{result.attempts} attempt(s)); {len(result.already)} already there", highlight=False)
     else:
         console.print(f"nothing new to push: {repo} already has all {len(result.already)} submission(s)",
                       highlight=False)
-    _exit_partial(partial)
 
 
 def _exit_partial(message: str) -> None:
@@ -147,18 +124,6 @@ def _exit_partial(message: str) -> None:
     if message:
         click.echo(f"error: {message}", err=True)
         raise SystemExit(1)
-
-
-def row_from_log_safe(path: Path, overrides):  # noqa: ANN001
-    """Read a row, turning unreadable files into `LogError` (a folder may hold other JSON files)."""
-    from tombench.leaderboard import LogError, row_from_log
-
-    try:
-        return row_from_log(path, overrides)
-    except LogError:
-        raise
-    except Exception as e:  # not an Inspect log at all
-        raise LogError(f"{path}: not a readable Inspect eval log ({type(e).__name__})") from e
 
 
 @leaderboard.command()
@@ -203,42 +168,14 @@ def show(source: str | None, repo: str | None, fmt: str, output: str | None, his
 @click.option("--open-pr", is_flag=True, help="Open a pull request with the entries on each Hub model repo.")
 def eval_results(source: str | None, repo: str | None, out: str, benchmark: str | None, open_pr: bool) -> None:
     """Write the Hub "Eval Results" files: the benchmark's eval.yaml and one entry file per model."""
-    import yaml
-
-    from tombench.leaderboard._site import eval_result_entries, eval_yaml, hub_model_id, model_slug
+    from tombench.leaderboard import open_eval_result_prs, write_eval_results
 
     benchmark = benchmark or repo
     if not benchmark or benchmark.count("/") != 1:
         raise UserError("Eval Results entries name the benchmark dataset that hosts eval.yaml: give --repo ORG/NAME "
                         "or --benchmark ORG/NAME")
-    rows = _load_rows(source, repo)
-    root = Path(out)
-    root.mkdir(parents=True, exist_ok=True)
-    (root / "eval.yaml").write_text(eval_yaml(rows), encoding="utf-8")
-    entries = eval_result_entries(rows, benchmark)
-    for model, items in entries.items():
-        path = root / model_slug(model) / ".eval_results" / "tombench.yaml"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(yaml.safe_dump(items, sort_keys=False), encoding="utf-8")
-    click.echo(f"wrote eval.yaml and entries for {len(entries)} model(s) under {root}")
-    if not open_pr:
-        return
-    from huggingface_hub import CommitOperationAdd, HfApi
-
-    from tombench.leaderboard import set_hub_timeout
-
-    set_hub_timeout(30.0)  # a Hub that never answers ends each PR with one line instead of hanging
-    api = HfApi()
-    for model, items in entries.items():
-        target = hub_model_id(model)
-        if target is None:
-            click.echo(f"skipped {model}: not a Hub model id")
-            continue
-        try:
-            info = api.create_commit(target, [CommitOperationAdd(".eval_results/tombench.yaml",
-                                                                 yaml.safe_dump(items, sort_keys=False).encode())],
-                                     commit_message="Add tombench eval results", create_pr=True)
-        except Exception as e:  # one line per model; the others still get their PR
-            click.echo(f"could not open a PR on {target}: {str(e).splitlines()[0] if str(e) else type(e).__name__}")
-            continue
-        click.echo(f"opened {info.pr_url}")
+    entries = write_eval_results(_load_rows(source, repo), benchmark, out)
+    click.echo(f"wrote eval.yaml and entries for {len(entries)} model(s) under {Path(out)}")
+    if open_pr:
+        for line in open_eval_result_prs(entries):  # a Hub that never answers ends each PR with one line
+            click.echo(line)

@@ -258,6 +258,7 @@ def export_hf(items_file: Path, out_dir: Path, repo_id: str | None, private: boo
     """Export items as a Hugging Face dataset with a unit-coverage card."""
     from tombench.generators.tomsynth.hub import export_dataset, push_to_hub
     from tombench.generators.tomsynth.items import read_items
+    from tombench.kit.hub import HubError
 
     items = read_items(items_file)
     if not items:
@@ -272,7 +273,9 @@ def export_hf(items_file: Path, out_dir: Path, repo_id: str | None, private: boo
     if repo_id:
         try:
             sha = push_to_hub(folder, repo_id, private=private)
-        except Exception as e:  # noqa: BLE001 - auth/network: one line
+        except HubError as e:  # missing token, offline, timeout, conflict: already one line
+            raise UserError(f"upload to {repo_id} failed: {e}") from None
+        except Exception as e:  # noqa: BLE001 - anything else the Hub client raises: one line
             raise UserError(f"upload to {repo_id} failed ({type(e).__name__}); check HF_TOKEN and network") from None
         click.echo(f"uploaded to https://huggingface.co/datasets/{repo_id} at revision {sha}")
         click.echo(f"evaluate: inspect eval tombench/tomsynth -T data={repo_id} -T revision={sha} --model ...")

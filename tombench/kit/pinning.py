@@ -1,4 +1,5 @@
-"""Pinned data sources for the established ToM suites: one place that fetches, verifies and describes a suite's file.
+"""Pinned data: the one place that resolves a Hub dataset revision to a commit, and fetches, verifies and describes
+pinned files (a suite's file, a set of released files, a Hub dataset at a commit).
 
 A suite's data is either a file of a Hugging Face dataset repo at a full commit sha (`HubFile`), or a file the
 authors released elsewhere (a GitHub commit, a zip inside it), pinned by its SHA-256 (`UrlFile`). `-T data=PATH`
@@ -18,6 +19,11 @@ silently served. `HF_HUB_OFFLINE=1` or `TOMBENCH_OFFLINE=1` skip the network at 
 Provenance keys (task metadata, hence the log and the leaderboard row): `dataset_id` (where it came from),
 `dataset_revision` (the Hub commit, or `sha256:<hex>` for a URL or local file), `dataset_sha256` (of the file read),
 `dataset_pinned` (True when that is the pinned file), and, added by the task, `dataset_records`.
+
+Suites released as several files (OpenToM's per-genre files, ToMBench's per-task files) use `fetch_files`, which
+fetches each file and describes the set as one record. Data given as a Hub dataset id (`-T data=org/name`) goes
+through `resolve_revision` (branch, tag or sha -> the commit, recorded in the log) and `load_hub_dataset` (the rows
+at that commit); `download_hub_file` reads one file of a Hub repo through its cache.
 """
 
 from __future__ import annotations
@@ -29,13 +35,15 @@ import re
 import tarfile
 import tempfile
 import zipfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from tombench.kit.errors import OptionError
 
-__all__ = ["HubFile", "UrlFile", "Source", "cache_dir", "fetch", "sha256_file"]
+__all__ = ["HubFile", "HubRevision", "UrlFile", "Source", "cache_dir", "download_hub_file", "fetch", "fetch_files",
+           "load_hub_dataset", "manifest_sha256", "resolve_revision", "sha256_file"]
 
 _SHA1 = re.compile(r"^[0-9a-f]{40}$")
 _SHA256 = re.compile(r"^[0-9a-f]{64}$")
@@ -104,8 +112,8 @@ def _offline() -> bool:
                                                                                      "TOMBENCH_OFFLINE"))
 
 
-def _advice(suite: str) -> str:
-    return f"connect to the internet once (the file is then cached), or pass a local copy with -T data=PATH ({suite})"
+def _advice(suite: str, option: str = "-T data=PATH") -> str:
+    return f"connect to the internet once (the file is then cached), or pass a local copy with {option} ({suite})"
 
 
 # ------------------------------------------------------------------------------------------------------- fetching
@@ -147,29 +155,32 @@ def _download_url(src: UrlFile, suite: str) -> Path:
     return target
 
 
-def _download_hub(src: HubFile, suite: str) -> Path:
+def download_hub_file(repo: str, filename: str, revision: str, *, suite: str, option: str = "-T data=PATH") -> Path:
+    """A file of a Hub dataset repo at `revision`: from huggingface_hub's cache when it is there (no network), else
+    downloaded (its cache, auth and retries). Offline or failing, one `OptionError` line naming `option`."""
     from huggingface_hub import hf_hub_download
 
-    kwargs: dict[str, Any] = {"repo_id": src.repo, "filename": src.filename, "repo_type": "dataset",
-                              "revision": src.revision}
+    kwargs: dict[str, Any] = {"repo_id": repo, "filename": filename, "repo_type": "dataset", "revision": revision}
     try:
         return Path(hf_hub_download(**kwargs, local_files_only=True))
     except Exception:  # noqa: BLE001 - not cached yet: download below
         pass
+    where = f"{repo}/{filename}@{revision[:12]}"
     if _offline():
-        raise OptionError(f"cannot download {src.repo}/{src.filename}@{src.revision[:12]} (offline mode): "
-                          f"{_advice(suite)}")
+        raise OptionError(f"cannot download {where} (offline mode): {_advice(suite, option)}")
     hub_logger = logging.getLogger("huggingface_hub")
     level = hub_logger.level
     hub_logger.setLevel(logging.ERROR)  # its per-retry warnings would bury the one line that matters
     try:
         return Path(hf_hub_download(**kwargs))
     except Exception as e:  # noqa: BLE001 - offline, proxy, auth, 404
-        raise OptionError(
-            f"cannot download {src.repo}/{src.filename}@{src.revision[:12]} ({type(e).__name__}): {_advice(suite)}"
-        ) from None
+        raise OptionError(f"cannot download {where} ({type(e).__name__}): {_advice(suite, option)}") from None
     finally:
         hub_logger.setLevel(level)
+
+
+def _download_hub(src: HubFile, suite: str) -> Path:
+    return download_hub_file(src.repo, src.filename, src.revision, suite=suite)
 
 
 def _is_archive(path: Path) -> bool:
@@ -247,3 +258,117 @@ def fetch(source: Source, data: str | None = None, *, suite: str) -> tuple[Path,
     path = _extract(archive, source.member, suite) if source.member else archive
     return path, {"dataset_id": source.id, "dataset_revision": f"sha256:{source.sha256}",
                   "dataset_sha256": sha256_file(path), "dataset_pinned": True}
+
+
+# ------------------------------------------------------------------------------------------------ sets of files
+def manifest_sha256(hashes: Mapping[str, str]) -> str:
+    """One SHA-256 for a set of files: over their sorted "name sha256" lines."""
+    lines = "".join(f"{name} {sha}\n" for name, sha in sorted(hashes.items()))
+    return hashlib.sha256(lines.encode()).hexdigest()
+
+
+def _local_copy(folder: Path, name: str, aliases: Sequence[str], *, data: str, suite: str, release: str) -> str:
+    """The file standing for `name` in a local copy of the release: under its own name or an alias (the Hub and
+    GitHub copies of one release may name a file differently)."""
+    local = next((folder / n for n in (name, *aliases) if (folder / n).is_file()), None)
+    if local is None:
+        raise OptionError(f"{suite} data folder {data!r} has no {name}: give a complete copy of {release}")
+    return str(local)
+
+
+def _set_provenance(files: Mapping[str, Source], folder: Path | None, hashes: dict[str, str], pinned: bool,
+                    release: str) -> dict[str, Any]:
+    """One provenance record for the whole set: a Hub release at one commit is named by that commit, anything else
+    (URL files, a local copy) by the set's manifest hash."""
+    digest = manifest_sha256(hashes)
+    revisions = {src.revision for src in files.values() if isinstance(src, HubFile)}
+    hub = folder is None and len(revisions) == 1 and all(isinstance(src, HubFile) for src in files.values())
+    provenance = {
+        "dataset_id": str(folder) if folder is not None else release,
+        "dataset_revision": revisions.pop() if hub else f"sha256:{digest}",
+        "dataset_sha256": digest,
+        "dataset_pinned": pinned,
+        "dataset_files": hashes,
+    }
+    if folder is not None:
+        provenance["dataset_pinned_source"] = release
+    return provenance
+
+
+def fetch_files(
+    files: Mapping[str, Source],
+    data: str | None,
+    *,
+    suite: str,
+    release: str,
+    aliases: Mapping[str, Sequence[str]] | None = None,
+) -> tuple[dict[str, Path], dict[str, Any]]:
+    """The local path of every named file of a release, and the set's provenance; `release` names the pinned set
+    (repo@commit). `data` is a local copy of the release's folder (files under the same names or an alias).
+
+    The provenance is one record: `dataset_sha256` is a SHA-256 over the sorted "name sha256" lines of the files
+    read, `dataset_revision` the Hub commit (Hub files) or `sha256:` that digest, `dataset_files` maps each name to
+    its hash, and `dataset_pinned` is True only when every file is the pinned one."""
+    aliases = aliases or {}
+    folder = Path(data).expanduser() if data else None
+    if folder is not None and not folder.is_dir():
+        raise OptionError(f"{suite} data {data!r} is not a folder: give the folder that holds {sorted(files)[0]} ...")
+    paths: dict[str, Path] = {}
+    hashes: dict[str, str] = {}
+    pinned = True
+    for name, source in files.items():
+        local = (_local_copy(folder, name, aliases.get(name, ()), data=str(data), suite=suite, release=release)
+                 if folder else None)
+        paths[name], prov = fetch(source, local, suite=suite)
+        hashes[name] = prov["dataset_sha256"]
+        pinned = pinned and bool(prov["dataset_pinned"])
+    return paths, _set_provenance(files, folder, hashes, pinned, release)
+
+
+# ------------------------------------------------------------------------------------------------ Hub datasets
+@dataclass(frozen=True)
+class HubRevision:
+    """A Hub dataset revision as asked (branch, tag or commit) and the commit it resolved to, with its file list."""
+
+    repo: str
+    requested: str
+    sha: str
+    files: tuple[str, ...] = ()
+
+
+def resolve_revision(repo: str, revision: str | None = None, *, option: str = "-T data=PATH") -> HubRevision:
+    """The commit a Hub dataset's revision (default `main`) points at now, so what is read and what is recorded are
+    the same data even if the branch moves. One `OptionError` line when offline or not found (`option` names the
+    task's way to pass a local copy instead)."""
+    from huggingface_hub import HfApi
+    from huggingface_hub.errors import RepositoryNotFoundError, RevisionNotFoundError
+
+    requested = revision or "main"
+    try:
+        info = HfApi().dataset_info(repo, revision=revision)  # None: the default branch
+    except RevisionNotFoundError:
+        raise OptionError(f"revision {requested!r} not found in dataset {repo}") from None
+    except RepositoryNotFoundError:
+        raise OptionError(f"dataset {repo} not found on the Hugging Face Hub") from None
+    except Exception as e:  # noqa: BLE001 - network stacks raise many types; all mean the same to the user
+        raise OptionError(
+            f"cannot reach the Hugging Face Hub to resolve {repo}@{requested} ({type(e).__name__}); "
+            f"check your connection, or pass a local file ({option})"
+        ) from None
+    return HubRevision(repo, requested, str(info.sha), tuple(s.rfilename for s in info.siblings or []))
+
+
+def load_hub_dataset(repo: str, revision: str | None = None, *, split: str = "train",
+                     option: str = "-T data=PATH") -> tuple[list[dict[str, Any]], HubRevision]:
+    """The rows of a Hub dataset's split at the commit its revision resolves to (recorded by the caller)."""
+    import datasets
+
+    rev = resolve_revision(repo, revision, option=option)
+    try:
+        ds = datasets.load_dataset(repo, split=split, revision=rev.sha)
+    except Exception as e:  # noqa: BLE001 - network/auth/missing split all end in the same one-line advice
+        raise OptionError(
+            f"cannot load Hub dataset {repo!r} (revision {rev.requested}, commit {rev.sha[:12]}): {type(e).__name__}; "
+            f"check the id, your network and HF_TOKEN, or pass a local file with {option}"
+        ) from None
+    return list(ds), rev

@@ -24,6 +24,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, multiple_choice, solv
 
 from tombench.kit.errors import OptionError
 from tombench.kit.options import check_int
+from tombench.kit.pinning import load_hub_dataset
 
 __all__ = ["tomsynth", "record_to_sample", "rl_prompt", "RL_TEMPLATE", "load_records"]
 
@@ -102,21 +103,10 @@ def load_records(data: str, *, split: str = "train", revision: str | None = None
         if not files:
             raise OptionError(f"no {split} parquet files in {str(path)!r} (expected data/{split}-*.parquet)")
         return [row for f in files for row in pq.read_table(f).to_pylist()], {"data": str(path)}
-    import datasets
-
     if data.endswith((".jsonl", ".json")) or "/" not in data or data.startswith((".", "/")):
         raise OptionError(f"ToM-Synth data {data!r} not found: give an existing .jsonl file, folder, or Hub dataset id")
-    try:
-        from huggingface_hub import HfApi
-
-        sha = HfApi().dataset_info(data, revision=revision).sha
-        ds = datasets.load_dataset(data, split=split, revision=sha)
-    except Exception as e:  # noqa: BLE001 - network/auth/404 all end in the same one-line advice
-        raise OptionError(
-            f"could not load Hub dataset {data!r} (revision {revision or 'main'}): {type(e).__name__}; check the id, "
-            "your network and HF_TOKEN, or pass a local file with -T data=FILE"
-        ) from None
-    return list(ds), {"data": data, "revision": sha, "split": split}
+    rows, rev = load_hub_dataset(data, revision, split=split, option="-T data=FILE")
+    return rows, {"data": data, "revision": rev.sha, "split": split}
 
 
 def _as_list(value: str | list[str] | None) -> list[str] | None:

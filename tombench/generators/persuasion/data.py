@@ -27,6 +27,8 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tombench.generators.persuasion.records import PersuasionRecord, record_digest, record_from_dict
+from tombench.kit.errors import OptionError
+from tombench.kit.pinning import download_hub_file, resolve_revision
 
 __all__ = [
     "HUB_REPO",
@@ -149,22 +151,11 @@ def _provenance(data: bytes, records: list[PersuasionRecord], kept: int, copies:
 
 def resolve_hub_revision(repo: str, revision: str) -> tuple[str, list[str]]:
     """(commit id, file names) of `repo` at `revision`; one clear error line when offline or not found."""
-    from huggingface_hub import HfApi
-    from huggingface_hub.errors import RepositoryNotFoundError, RevisionNotFoundError
-
     try:
-        info = HfApi().dataset_info(repo, revision=revision)
-    except RevisionNotFoundError:
-        raise PersuasionDataError(f"revision {revision!r} not found in dataset {repo}") from None
-    except RepositoryNotFoundError:
-        raise PersuasionDataError(f"dataset {repo} not found on the Hugging Face Hub") from None
-    except Exception as e:  # network stacks raise many types; all mean the same to the user
-        raise PersuasionDataError(
-            f"cannot reach the Hugging Face Hub to resolve {repo}@{revision} ({type(e).__name__}); "
-            "check your connection, or pass a local file (dataset=PATH)"
-        ) from None
-    files = [s.rfilename for s in (info.siblings or [])]
-    return str(info.sha), files
+        rev = resolve_revision(repo, revision, option="dataset=PATH")
+    except OptionError as e:
+        raise PersuasionDataError(str(e)) from None
+    return rev.sha, list(rev.files)
 
 
 def _pick_eval_file(files: list[str]) -> str:
@@ -210,14 +201,12 @@ def load_records(
         records, prov = _load_bytes(path.read_bytes(), str(path), path.suffix == ".jsonl", duplicates)
         return LoadedRecords(records, {"source": "file", "path": str(path.resolve()), **prov})
 
-    from huggingface_hub import hf_hub_download
-
     sha, files = resolve_hub_revision(repo, revision or HUB_REVISION or "main")
     filename = data_file or _pick_eval_file(files)
     try:
-        local = hf_hub_download(repo, filename, repo_type="dataset", revision=sha)
-    except Exception as e:  # any download failure means the same to the user
-        raise PersuasionDataError(f"cannot download {filename} from {repo}@{sha[:12]} ({type(e).__name__})") from None
+        local = download_hub_file(repo, filename, sha, suite="CToMPersu", option="dataset=PATH")
+    except OptionError as e:
+        raise PersuasionDataError(str(e)) from None
     records, prov = _load_bytes(Path(local).read_bytes(), f"{repo}/{filename}", filename.endswith(".jsonl"), duplicates)
     if revision is None and HUB_REVISION is None and prov["release_file"] is None:
         raise PersuasionDataError(

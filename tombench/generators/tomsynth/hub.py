@@ -40,25 +40,9 @@ def _coverage_table(title: str, counts: Counter[str], order: Sequence[str]) -> l
     return lines + [""]
 
 
-def dataset_card(
-    items: Sequence[Item], *, name: str = "ToM-Synth", qc_report: dict | None = None, license: str = "unknown"
-) -> str:
-    """A dataset card: what the data is, its license, how it was made, and how much of each unit space it covers.
-
-    `license` is the Hub license id the publisher chooses for the generated items (the generator's terms of use
-    apply to its outputs); "unknown" until they do."""
-    spaces = [sp for sp in SPACES if any(i.space == sp for i in items)] or ["full"]
-    subdims = list(dict.fromkeys(m.sub_dimension for sp in spaces for m in mental_states(sp)))
-    dims = list(dict.fromkeys(m.dimension for m in mental_states()))
-    domains = list(dict.fromkeys(u.situation.domain for u in all_units()))
-    generators = sorted({i.generator for i in items if i.generator})
-    answers = Counter(i.answer for i in items)
-    coverage = []
-    for sp in spaces:
-        total = len(all_units(sp))
-        covered = len({i.unit_id for i in items if i.space == sp})
-        coverage.append(f"- units covered ({sp} space): **{covered} / {total}** ({100 * covered / total:.1f}%)")
-    lines = [
+def _front_matter(license: str) -> list[str]:
+    """The card's YAML header: the Hub reads the license and where the rows are from it."""
+    return [
         "---",
         f"license: {license}",
         "language: [en]",
@@ -71,16 +55,34 @@ def dataset_card(
         "    path: data/train-*",
         "---",
         "",
+    ]
+
+
+def _unit_coverage(items: Sequence[Item], spaces: Sequence[str]) -> list[str]:
+    """How many of each space's units the items cover: the paper's point is covering the whole unit space."""
+    lines = []
+    for sp in spaces:
+        total = len(all_units(sp))
+        covered = len({i.unit_id for i in items if i.space == sp})
+        lines.append(f"- units covered ({sp} space): **{covered} / {total}** ({100 * covered / total:.1f}%)")
+    return lines
+
+
+def _summary(items: Sequence[Item], name: str, license: str, spaces: Sequence[str]) -> list[str]:
+    """The card's prose: what the items are, their license, counts, generators, answer keys and how to evaluate."""
+    generators = sorted({i.generator for i in items if i.generator})
+    answers = Counter(i.answer for i in items)
+    unset = " (not chosen yet: set it with `tombench tomsynth export-hf --license`)" if license == "unknown" else ""
+    return [
         f"# {name}",
         "",
         f"Multiple-choice theory-of-mind items synthesised with {tombench_reference()} following ToM-Synth "
         "(*Scaling Robust Theory of Mind in LLMs via 6,912 Structured Social Units*): each item is generated for "
         "one social unit = (mental state, social situation, presentation format).",
         "",
-        f"- license: {license}" + (" (not chosen yet: set it with `tombench tomsynth export-hf --license`)"
-                                   if license == "unknown" else ""),
+        f"- license: {license}" + unset,
         f"- items: **{len(items)}**",
-        *coverage,
+        *_unit_coverage(items, spaces),
         f"- generator(s): {', '.join(generators) or 'unknown'}",
         f"- answer keys: {', '.join(f'{k}={answers.get(k, 0)}' for k in LETTERS)}",
         "",
@@ -91,31 +93,54 @@ def dataset_card(
         f"Evaluate with [Inspect AI]({INSPECT_URL}): `inspect eval tombench/tomsynth -T data=<this repo id> "
         "-T revision=<commit> --model <model>`.",
         "",
-        "## Coverage",
-        "",
     ]
+
+
+def _coverage(items: Sequence[Item], spaces: Sequence[str]) -> list[str]:
+    """Items per dimension, sub-dimension, domain and format, zeros included, so gaps in the data are visible."""
+    subdims = list(dict.fromkeys(m.sub_dimension for sp in spaces for m in mental_states(sp)))
+    dims = list(dict.fromkeys(m.dimension for m in mental_states()))
+    domains = list(dict.fromkeys(u.situation.domain for u in all_units()))
+    lines = ["## Coverage", ""]
     lines += _coverage_table("Mental-state dimension", Counter(i.dimension for i in items), dims)
     lines += _coverage_table("Sub-dimension", Counter(i.sub_dimension for i in items), subdims)
     lines += _coverage_table("Social domain", Counter(i.domain for i in items), domains)
     lines += _coverage_table("Format", Counter(i.format for i in items), ["Narrative", "Dialogue"])
+    return lines
+
+
+def _quality_control(qc_report: dict) -> list[str]:
+    """What each QC stage removed or reordered, from `tombench tomsynth qc`'s report."""
+    s1, s3 = qc_report.get("stage1", {}), qc_report.get("stage3", {})
+    lb = qc_report.get("length_bias", {})
+    return [
+        "## Quality control",
+        "",
+        f"- input: {qc_report.get('input')}",
+        f"- stage 1 (format/consistency) removed: {s1.get('removed')} ({s1.get('removed_pct')}%)",
+        f"- length bias: correct option the strictly longest in {lb.get('longest_correct_pct_before')}% of "
+        f"items; removed {lb.get('removed')} + {lb.get('removed_after_stage3')} to cap it at "
+        f"{lb.get('max_longest_correct_pct')}%",
+        f"- stage 2 (answer balancing) reordered: {qc_report.get('stage2', {}).get('reordered')}",
+        f"- stage 3 (cross-model verification) removed: {s3.get('removed')} ({s3.get('removed_pct')}%)",
+        f"- balanced again after stage 3: reordered {qc_report.get('final_balance', {}).get('reordered')}",
+        f"- output: {qc_report.get('output')} (correct option the longest in "
+        f"{qc_report.get('longest_option_is_correct_pct')}%; chance 25%)",
+        "",
+    ]
+
+
+def dataset_card(
+    items: Sequence[Item], *, name: str = "ToM-Synth", qc_report: dict | None = None, license: str = "unknown"
+) -> str:
+    """A dataset card: what the data is, its license, how it was made, and how much of each unit space it covers.
+
+    `license` is the Hub license id the publisher chooses for the generated items (the generator's terms of use
+    apply to its outputs); "unknown" until they do."""
+    spaces = [sp for sp in SPACES if any(i.space == sp for i in items)] or ["full"]
+    lines = _front_matter(license) + _summary(items, name, license, spaces) + _coverage(items, spaces)
     if qc_report:
-        s1, s3 = qc_report.get("stage1", {}), qc_report.get("stage3", {})
-        lb = qc_report.get("length_bias", {})
-        lines += [
-            "## Quality control",
-            "",
-            f"- input: {qc_report.get('input')}",
-            f"- stage 1 (format/consistency) removed: {s1.get('removed')} ({s1.get('removed_pct')}%)",
-            f"- length bias: correct option the strictly longest in {lb.get('longest_correct_pct_before')}% of "
-            f"items; removed {lb.get('removed')} + {lb.get('removed_after_stage3')} to cap it at "
-            f"{lb.get('max_longest_correct_pct')}%",
-            f"- stage 2 (answer balancing) reordered: {qc_report.get('stage2', {}).get('reordered')}",
-            f"- stage 3 (cross-model verification) removed: {s3.get('removed')} ({s3.get('removed_pct')}%)",
-            f"- balanced again after stage 3: reordered {qc_report.get('final_balance', {}).get('reordered')}",
-            f"- output: {qc_report.get('output')} (correct option the longest in "
-            f"{qc_report.get('longest_option_is_correct_pct')}%; chance 25%)",
-            "",
-        ]
+        lines += _quality_control(qc_report)
     return "\n".join(lines)
 
 
@@ -142,10 +167,10 @@ def export_dataset(
 
 
 def push_to_hub(folder: str | Path, repo_id: str, *, private: bool = False, token: str | None = None) -> str:
-    """Upload an exported folder as a dataset repository; returns the commit id (the revision to pin)."""
-    from huggingface_hub import HfApi
+    """Upload an exported folder as a dataset repository; returns the commit id (the revision to pin).
 
-    api = HfApi(token=token)
-    api.create_repo(repo_id, repo_type="dataset", private=private, exist_ok=True)
-    info = api.upload_folder(folder_path=str(folder), repo_id=repo_id, repo_type="dataset")
-    return info.oid
+    Goes through the kit's Hub writer: a per-request timeout, a commit on top of the head it read, and one-line
+    `HubError`s (missing token, offline, timeout, conflict)."""
+    from tombench.kit.hub import HubRepo
+
+    return HubRepo(repo_id, token=token).upload_folder(folder, "Upload folder using huggingface_hub", private=private)

@@ -25,7 +25,6 @@ from __future__ import annotations
 import csv
 import hashlib
 import json
-import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -38,6 +37,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from tombench.dsl.answers import AnswerType, normalise
 from tombench.kit.errors import OptionError
 from tombench.kit.options import check_ints
+from tombench.kit.pinning import download_hub_file, load_hub_dataset
 from tombench.scorers.story_questions import CheckMode, tom_answer, validate_check
 from tombench.tasks.story_questions import (
     HEADLINE,
@@ -99,72 +99,46 @@ def _read_file(path: Path) -> list[dict[str, Any]]:
     raise DataError(f"unsupported data file {str(path)!r}: give a .csv, .jsonl, .json or .parquet file")
 
 
-def _download(revision: str) -> Path:
-    """The pinned CSV from the local Hub cache, or downloaded (huggingface_hub's own cache, retries and auth)."""
-    from huggingface_hub import hf_hub_download
+def _read_folder(path: Path) -> list[dict[str, Any]]:
+    """A folder: a dataset saved by `datasets.save_to_disk`, or else the parquet/jsonl/csv files it holds."""
+    if (path / "dataset_info.json").exists() or (path / "dataset_dict.json").exists():
+        import datasets
 
-    kwargs = {"repo_id": HUB_DATASET, "filename": HUB_FILE, "repo_type": "dataset", "revision": revision}
-    try:
-        return Path(hf_hub_download(**kwargs, local_files_only=True))
-    except Exception:  # noqa: BLE001 - not cached yet: download below
-        pass
-    hub_logger = logging.getLogger("huggingface_hub")
-    level = hub_logger.level
-    hub_logger.setLevel(logging.ERROR)  # its per-retry warnings would bury the one line that matters
-    try:
-        return Path(hf_hub_download(**kwargs))
-    except Exception as e:  # noqa: BLE001 - offline, proxy, auth, 404: all end in the same advice
-        raise DataError(
-            f"cannot download {HUB_DATASET}/{HUB_FILE}@{revision[:12]} ({type(e).__name__}): connect to the "
-            "internet once (the file is then cached), or pass a local copy with -T data=PATH"
-        ) from None
-    finally:
-        hub_logger.setLevel(level)
+        ds = datasets.load_from_disk(str(path))
+        if isinstance(ds, datasets.DatasetDict):
+            ds = ds[next(iter(ds))]
+        return list(ds)
+    files = sorted(p for p in path.rglob("*") if p.suffix.lower() in (".parquet", ".jsonl", ".csv"))
+    if not files:
+        raise DataError(f"no .parquet, .jsonl or .csv files in folder {str(path)!r}")
+    return [row for f in files for row in _read_file(f)]
+
+
+def _looks_local(data: str) -> bool:
+    """A `data` value meant as a local path (so a missing one is reported as such, not looked up on the Hub)."""
+    return data.startswith((".", "/", "~")) or data.endswith((".csv", ".jsonl", ".json", ".parquet")) or "/" not in data
 
 
 def load_rows(data: str | None = None, revision: str | None = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Rows of the public sample (`data=None`, pinned revision), a local file or folder, or a Hub dataset id.
 
     Returns the rows and their provenance (recorded in the task metadata). A folder is read as a dataset saved by
-    `datasets.save_to_disk`, or else as the parquet/jsonl/csv files it holds.
+    `datasets.save_to_disk`, or else as the parquet/jsonl/csv files it holds. The Hub is read through the kit's
+    pinning module (a Hub id is resolved to the commit it points at, which is recorded).
     """
     if data is None:
         rev = revision or HUB_REVISION
-        path = _download(rev)
+        path = download_hub_file(HUB_DATASET, HUB_FILE, rev, suite="ExploreToM")
         return _read_csv(path), {"data": f"hf://datasets/{HUB_DATASET}/{HUB_FILE}", "revision": rev}
     path = Path(data).expanduser()
     if path.is_file():
         return _read_file(path), {"data": str(path)}
     if path.is_dir():
-        if (path / "dataset_info.json").exists() or (path / "dataset_dict.json").exists():
-            import datasets
-
-            ds = datasets.load_from_disk(str(path))
-            if isinstance(ds, datasets.DatasetDict):
-                ds = ds[next(iter(ds))]
-            return list(ds), {"data": str(path)}
-        files = sorted(p for p in path.rglob("*") if p.suffix.lower() in (".parquet", ".jsonl", ".csv"))
-        if not files:
-            raise DataError(f"no .parquet, .jsonl or .csv files in folder {str(path)!r}")
-        return [row for f in files for row in _read_file(f)], {"data": str(path)}
-    if data.startswith((".", "/", "~")) or data.endswith((".csv", ".jsonl", ".json", ".parquet")) or "/" not in data:
+        return _read_folder(path), {"data": str(path)}
+    if _looks_local(data):
         raise DataError(f"data file {data!r} not found: give an existing .csv/.jsonl/.parquet file, folder or Hub id")
-    return _load_hub_dataset(data, revision)
-
-
-def _load_hub_dataset(data: str, revision: str | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
-    import datasets
-    from huggingface_hub import HfApi
-
-    try:
-        sha = HfApi().dataset_info(data, revision=revision).sha
-        ds = datasets.load_dataset(data, split="train", revision=sha)
-    except Exception as e:  # noqa: BLE001 - network/auth/404 all end in the same one-line advice
-        raise DataError(
-            f"cannot load Hub dataset {data!r} (revision {revision or 'main'}): {type(e).__name__}; check the id, "
-            "your network and HF_TOKEN, or pass a local file with -T data=PATH"
-        ) from None
-    return list(ds), {"data": data, "revision": sha}
+    rows, rev = load_hub_dataset(data, revision)
+    return rows, {"data": data, "revision": rev.sha}
 
 
 # ------------------------------------------------------------------------------------------------------- parsing
@@ -261,6 +235,38 @@ class StructureCache:
         return ParsedStructure(story=story, questions=questions)
 
 
+def _candidates(parsed: ParsedStructure, answer_type: AnswerType, structure: str) -> list[str]:
+    """The answers the matcher may choose between: the parsed story's, else the containers or rooms the structure
+    names (an unparseable story still has its places in its text)."""
+    if parsed.story is not None:
+        return question_candidates(parsed.story, answer_type)
+    if answer_type is AnswerType.CONTAINER:
+        return list(dict.fromkeys(_CONTAINER_NAMES.findall(structure)))
+    if answer_type is AnswerType.ROOM:
+        return list(dict.fromkeys(_ROOM_NAMES.findall(structure)))
+    return []
+
+
+def _story_metadata(record: Mapping[str, Any], structure: str) -> dict[str, Any]:
+    """The shared story metadata; rows of one story share its id (a hash of the structure), for story-clustered
+    intervals."""
+    return story_metadata(
+        str(record["param=story_type"]).strip(),
+        people=_int(record.get("param=num_people")),
+        moves=_int(record.get("param=num_moves")),
+        rooms=_int(record.get("param=num_rooms")),
+        story_id="s-" + hashlib.sha256(structure.encode()).hexdigest()[:10],
+    )
+
+
+def _story_text(record: Mapping[str, Any], index: int, text: str, structure: str) -> str:
+    """What the model reads: the structure itself, or the row's LLM-infilled story."""
+    story_text = structure if text == "structure" else str(record.get("infilled_story") or "").strip()
+    if not story_text:
+        raise DataError(f"row {index} has no {'story_structure' if text == 'structure' else 'infilled_story'}")
+    return story_text
+
+
 def record_to_sample(
     record: Mapping[str, Any],
     index: int,
@@ -272,9 +278,7 @@ def record_to_sample(
     """One row of the public schema as a Sample (id `exploretom-{index:05d}`) with the shared ToM metadata."""
     structures = structures or StructureCache()
     structure = str(record["story_structure"]).strip()
-    story_text = structure if text == "structure" else str(record.get("infilled_story") or "").strip()
-    if not story_text:
-        raise DataError(f"row {index} has no {'story_structure' if text == 'structure' else 'infilled_story'}")
+    story_text = _story_text(record, index, text, structure)
     question = str(record["question"]).strip()
     original = str(record["expected_answer"]).strip()
     nth = _int(record.get("qprop=nth_order"))
@@ -284,34 +288,20 @@ def record_to_sample(
     parsed = structures.get(structure)
     q = parsed.questions.get(question)
     answer_type = q.answer_type if q is not None else _answer_type(question, original)
-    if parsed.story is not None:
-        candidates = question_candidates(parsed.story, answer_type)
-    elif answer_type is AnswerType.CONTAINER:
-        candidates = list(dict.fromkeys(_CONTAINER_NAMES.findall(structure)))
-    elif answer_type is AnswerType.ROOM:
-        candidates = list(dict.fromkeys(_ROOM_NAMES.findall(structure)))
-    else:
-        candidates = []
-
+    # what only the tracker knows (None where the structure did not parse, or the tracker does not ask this question)
+    kind, false_belief = (q.kind, q.false_belief) if q is not None else (None, None)
     answer, interesting, relabeled = original, original_interesting, None
     if relabel and q is not None:
         answer, interesting = q.answer, q.interesting
         relabeled = normalise(q.answer) != normalise(original)
-    story_type = str(record["param=story_type"]).strip()
     metadata = {
-        **story_metadata(
-            story_type,
-            people=_int(record.get("param=num_people")),
-            moves=_int(record.get("param=num_moves")),
-            rooms=_int(record.get("param=num_rooms")),
-            story_id="s-" + hashlib.sha256(structure.encode()).hexdigest()[:10],
-        ),
+        **_story_metadata(record, structure),
         "order": order,
-        "kind": q.kind if q is not None else None,
+        "kind": kind,
         "interesting": interesting,
-        "false_belief": q.false_belief if q is not None else None,
+        "false_belief": false_belief,
         "answer_type": answer_type.value,
-        "candidates": candidates,
+        "candidates": _candidates(parsed, answer_type, structure),
         "parsed": parsed.story is not None,
         "original_answer": original,
         "original_interesting": original_interesting,
@@ -335,6 +325,17 @@ def _check_columns(rows: Iterable[Mapping[str, Any]], where: str) -> None:
     missing = [c for c in REQUIRED_COLUMNS if c not in first]
     if missing:
         raise DataError(f"{where} is not in the ExploreToM schema: missing columns {missing}")
+
+
+def _keep(samples: list[Sample], story_types: list[str] | None,
+          question_orders: int | str | list[int] | None) -> list[Sample]:
+    """The samples of the story types and question orders asked for (all when not given)."""
+    if story_types is not None:
+        samples = [s for s in samples if s.metadata and s.metadata["story_type"] in story_types]
+    if question_orders is not None:
+        wanted = set(check_ints("question_orders", question_orders, 0, 2))
+        samples = [s for s in samples if s.metadata and s.metadata["order"] in wanted]
+    return samples
 
 
 @task
@@ -370,19 +371,14 @@ def exploretom_static(
     try:
         rows, provenance = load_rows(data, revision)
         _check_columns(rows, provenance["data"])
-    except DataError as e:
+    except (DataError, OptionError) as e:
         raise OptionError(f"exploretom_static: {e}") from None
 
     structures = StructureCache()
     samples = [
         record_to_sample(r, i, text=text, relabel=relabel, structures=structures) for i, r in enumerate(rows)
     ]
-    types = _as_list(story_types)
-    if types is not None:
-        samples = [s for s in samples if s.metadata and s.metadata["story_type"] in types]
-    if question_orders is not None:
-        wanted = set(check_ints("question_orders", question_orders, 0, 2))
-        samples = [s for s in samples if s.metadata and s.metadata["order"] in wanted]
+    samples = _keep(samples, _as_list(story_types), question_orders)
     if not samples:
         raise OptionError(f"exploretom_static: no rows left in {provenance['data']} after filtering")
     md = [s.metadata or {} for s in samples]

@@ -23,6 +23,7 @@ from inspect_ai import Task, task
 from tombench.dsl import Setting, Story
 from tombench.kit.errors import OptionError
 from tombench.kit.options import check_ints
+from tombench.kit.pinning import load_hub_dataset
 from tombench.scorers.story_questions import tom_answer, validate_check
 from tombench.tasks.story_questions import TOM_CONFIG, story_samples, tom_solver
 
@@ -89,14 +90,8 @@ def load_found_stories(stories: str, revision: str | None = None) -> list[FoundS
         raise OptionError(f"{stories}: expected a stories.jsonl, an Inspect log, or a folder written by --export-hf")
     if "/" not in stories:
         raise OptionError(f"{stories}: no such file, and not a Hub dataset id (ORG/NAME)")
-    try:
-        from datasets import load_dataset
-
-        ds = load_dataset(stories, revision=revision, split="train")
-    except Exception as e:  # offline, no such repo: one actionable line
-        raise OptionError(f"cannot load Hub dataset {stories!r} (revision {revision!r}): "
-                                f"{str(e).splitlines()[0] if str(e) else type(e).__name__}") from None
-    return _from_records(iter(ds), stories)
+    rows, _ = load_hub_dataset(stories, revision, option="-T stories=PATH")  # read at the commit it resolves to
+    return _from_records(iter(rows), stories)
 
 
 @task

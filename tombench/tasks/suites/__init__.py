@@ -8,8 +8,9 @@ Conventions (one module per suite, `tombench/tasks/suites/<suite>.py`):
 1. **Pinned data, at the top of the module.** `SOURCE = HubFile(repo, filename, revision=<40-hex sha>)` where the
    authors publish on the Hub, else `UrlFile(url, sha256=..., member=...)` (the authors' GitHub release at a commit,
    pinned by SHA-256). Also `PAPER_ITEMS` (the count the paper reports) and `LICENSE`. The task's `data=PATH`
-   option replaces the download with a local copy. `_data.fetch(SOURCE, data, suite=...)` returns the path and the
-   provenance dict; every user error (offline, hash mismatch, missing file) is one `OptionError` line.
+   option replaces the download with a local copy. `kit.pinning.fetch(SOURCE, data, suite=...)` returns the path and
+   the provenance dict (`fetch_files` for a release of several files); every user error (offline, hash mismatch,
+   missing file) is one `OptionError` line.
 2. **Reading is separate from converting.** `load_records(path) -> list[dict]` parses the real file layout (field
    names as released); `record_to_sample(record, ...) -> Sample` is a *pure* function, tested on inline records
    written in the real layout. Sample ids are content identities (`_mc.digest` of the item's text), never a row

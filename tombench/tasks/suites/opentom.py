@@ -28,9 +28,8 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate
 
-from tombench.kit.pinning import UrlFile
+from tombench.kit.pinning import UrlFile, fetch_files
 from tombench.scorers.suites.opentom import GENRE_LABELS, GENRES, read_label
-from tombench.tasks.suites._files import fetch_files
 from tombench.tasks.suites._task import one_of, suite_metadata
 
 __all__ = [

@@ -29,8 +29,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate, system_message
 
-from tombench.kit.pinning import HubFile
-from tombench.tasks.suites._files import fetch_files
+from tombench.kit.pinning import HubFile, fetch_files
 from tombench.tasks.suites._task import one_of, suite_metadata
 
 __all__ = [

@@ -33,8 +33,7 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from tombench.kit.options import check_int
-from tombench.kit.pinning import UrlFile
-from tombench.tasks.suites._files import fetch_files
+from tombench.kit.pinning import UrlFile, fetch_files
 from tombench.tasks.suites._task import one_of, suite_metadata
 
 __all__ = [

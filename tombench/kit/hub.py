@@ -1,0 +1,224 @@
+"""The one way tombench writes to a Hugging Face Hub repo: commits against a known parent, bounded waits, one-line errors.
+
+Three things write to the Hub (the leaderboard's rows, its "Eval Results" pull requests, an exported ToM-Synth
+dataset); they all go through `HubRepo`, so each gets the same guarantees:
+
+* **No lost updates.** `HubRepo.commit(files, parent=sha)` sends the commit against the head the caller read; if
+  someone else committed in between, the Hub answers 409/412 and `HubConflict` is raised, so the caller re-reads
+  and tries again instead of silently overwriting. The files are preuploaded against that *parent* too, so files
+  another writer committed meanwhile are never dropped from our commit as "unchanged" (see `HubRepo.commit`).
+* **Bounded waits.** `huggingface_hub`'s shared HTTP client has no timeout of its own for API calls (info, create,
+  preupload, commit; its downloads use HF_HUB_ETAG_TIMEOUT and HF_HUB_DOWNLOAD_TIMEOUT, 10 s each by default);
+  `set_hub_timeout` sets one on it (default 30 s per request, unless the user configured the client), so a Hub that
+  accepts connections and never answers ends the call with one line instead of hanging it.
+* **One-line errors.** A missing token, an unreachable Hub, a refused token, a timeout or a conflict is a
+  `HubError` whose message is one line saying what happened (and, for a commit that timed out, that it may have
+  landed).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Collection, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["DEFAULT_TIMEOUT", "HubConflict", "HubError", "HubRepo", "HubTimeout", "folder_files", "set_hub_timeout"]
+
+#: Seconds a single Hub request may take (connect, or wait between bytes) before the call gives up.
+DEFAULT_TIMEOUT = 30.0
+#: Statuses meaning "the branch moved under us": re-read and try again.
+_CONFLICT = {409, 412}
+#: Sessions whose timeout we set (we never override a timeout the user configured on their own client).
+_TIMED: weakref.WeakSet = weakref.WeakSet()
+
+
+class HubError(RuntimeError):
+    """A Hub call that could not complete (no token, offline, permission, conflict, timeout). One line of text."""
+
+
+class HubTimeout(HubError):
+    """The Hub accepted the connection but did not answer in time."""
+
+
+class HubConflict(HubError):
+    """The branch moved since the parent commit the caller read: re-read it and try again."""
+
+
+def set_hub_timeout(seconds: float | None) -> None:
+    """Give huggingface_hub's shared HTTP client a per-request timeout (connect and read), unless its user already
+    configured one. `None` leaves the client as it is."""
+    if seconds is None:
+        return
+    from huggingface_hub import get_session
+
+    session = get_session()
+    current = getattr(session, "timeout", None)
+    if current is None:  # not an httpx-style client (huggingface_hub < 1.0 used requests): nothing to set
+        return
+    if session in _TIMED or all(getattr(current, k, None) is None for k in ("connect", "read", "write", "pool")):
+        session.timeout = type(current)(seconds)
+        _TIMED.add(session)
+
+
+def _http_errors() -> tuple[type[BaseException], ...]:
+    from huggingface_hub.errors import HfHubHTTPError
+
+    # The HTTP library's base error (connection refused, DNS, timeouts), whatever library huggingface_hub uses.
+    return (HfHubHTTPError, HfHubHTTPError.__bases__[0], OSError)
+
+
+def _status(err: BaseException) -> int | None:
+    response = getattr(err, "response", None)
+    return getattr(response, "status_code", None)
+
+
+def _is_timeout(err: BaseException | None) -> bool:
+    while err is not None:
+        if "Timeout" in type(err).__name__:
+            return True
+        err = err.__cause__ or err.__context__
+    return False
+
+
+def _first_line(err: BaseException) -> str:
+    return str(err).splitlines()[0] if str(err) else "no details"
+
+
+def folder_files(folder: str | Path) -> dict[str, Path]:
+    """The files of an exported folder by their path in the repo (hidden files and folders, e.g. caches, left out)."""
+    root = Path(folder)
+    files = {}
+    for path in sorted(root.rglob("*")):
+        rel = path.relative_to(root)
+        if path.is_file() and not any(part.startswith(".") for part in rel.parts):
+            files[rel.as_posix()] = path
+    return files
+
+
+@dataclass
+class HubRepo:
+    """One Hub repo, read or written through `huggingface_hub` with a per-request timeout and one-line errors.
+
+    A writer (`writing=True`, the default) needs a token: the given one, else the user's (`hf auth login`, HF_TOKEN).
+    `writing` also chooses the wording of errors ("could not reach the Hub to push to ..." or "could not read ...").
+    """
+
+    repo_id: str
+    repo_type: str = "dataset"
+    token: str | None = None
+    endpoint: str | None = None
+    timeout: float | None = DEFAULT_TIMEOUT
+    writing: bool = True
+    api: Any = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        from huggingface_hub import HfApi, get_token
+
+        if self.writing:
+            self.token = self.token or get_token()
+            if not self.token:
+                raise HubError("no Hugging Face token: run `hf auth login` or set HF_TOKEN")
+        set_hub_timeout(self.timeout)
+        self.api = HfApi(endpoint=self.endpoint, token=self.token)
+
+    # ------------------------------------------------------------------------------------------------- errors
+    def _timeout_message(self) -> str:
+        return f"the Hub at {self.api.endpoint} did not answer " + (
+            f"within {self.timeout:g} s" if self.timeout else "in time")
+
+    def _one_line(self, err: BaseException, committing: bool) -> HubError:
+        """The one-line error a user sees for an HTTP or network failure."""
+        status = _status(err)
+        if committing and status in _CONFLICT:
+            return HubConflict(f"{self.repo_id} changed while committing (HTTP {status}): read it again and retry")
+        if self.writing and status in (401, 403):
+            return HubError(f"the Hub refused the token for {self.repo_id} (HTTP {status}): check it has write access")
+        if _is_timeout(err):
+            landed = " (the commit may have landed: pushing again skips what is there)" if committing else ""
+            return HubTimeout(self._timeout_message() + landed)
+        detail = f"HTTP {status}" if status else type(err).__name__
+        if self.writing:
+            return HubError(f"could not reach the Hub to push to {self.repo_id} ({detail}): {_first_line(err)}")
+        return HubError(f"could not read {self.repo_id} from the Hub ({detail})")
+
+    @contextmanager
+    def _errors(self, committing: bool = False) -> Iterator[None]:
+        try:
+            yield
+        except HubError:
+            raise
+        except _http_errors() as e:
+            raise self._one_line(e, committing) from e
+
+    # ------------------------------------------------------------------------------------------------- reading
+    def head(self, revision: str | None = None, *, create: bool = False, private: bool = False) -> Any:
+        """The repo's info at `revision` (sha and file list, no per-file metadata); with `create`, a repo that does
+        not exist yet is created first."""
+        from huggingface_hub.errors import RepositoryNotFoundError
+
+        with self._errors():
+            try:
+                return self._info(revision)
+            except RepositoryNotFoundError:
+                if not create:
+                    raise
+            self.api.create_repo(self.repo_id, repo_type=self.repo_type, private=private, exist_ok=True)
+            return self._info(revision)
+
+    def _info(self, revision: str | None) -> Any:
+        return self.api.repo_info(self.repo_id, repo_type=self.repo_type, revision=revision, timeout=self.timeout,
+                                  files_metadata=False)
+
+    def read_text(self, path: str, revision: str) -> str:
+        """A file at a commit, through huggingface_hub's cache (its own timeouts: HF_HUB_ETAG_TIMEOUT and
+        HF_HUB_DOWNLOAD_TIMEOUT, 10 s each by default)."""
+        with self._errors():
+            local = self.api.hf_hub_download(self.repo_id, path, repo_type=self.repo_type, revision=revision)
+        return Path(local).read_text(encoding="utf-8")
+
+    # ------------------------------------------------------------------------------------------------- writing
+    def commit(self, files: Mapping[str, bytes | Path], message: str, *, parent: str | None = None,
+               new: Collection[str] = (), create_pr: bool = False) -> Any:
+        """Commit `files` ({path in repo: content, or a local file}) on top of `parent` (the head the caller read).
+
+        Returns the commit info, or None when one of the `new` paths (files the caller means to create) turns out
+        to be on the branch already (someone committed it meanwhile: re-read the branch). Raises `HubConflict` when
+        the branch moved since `parent`, and `HubTimeout` (saying the commit may have landed) when it timed out.
+        """
+        from huggingface_hub import CommitOperationAdd
+
+        ops = [CommitOperationAdd(p, str(c) if isinstance(c, Path) else c) for p, c in files.items()]
+        with self._errors(committing=True):
+            if parent is not None and not self._preupload(ops, parent, set(new)):
+                return None
+            return self.api.create_commit(self.repo_id, ops, repo_type=self.repo_type, parent_commit=parent,
+                                          commit_message=message, create_pr=create_pr)
+
+    def _preupload(self, ops: list, parent: str, new: set[str]) -> bool:
+        """Preupload the commit's files, comparing them with the *parent* commit we build on (not the branch's
+        current head), so our new files are never dropped from the commit as "unchanged" when another writer
+        committed identical ones meanwhile: the commit is sent and the Hub's parent check answers 412.
+
+        If the Hub does not take a commit id here (400/404), compare with the branch instead and return False when
+        any of the `new` files is already there (someone committed it): the caller re-reads the branch."""
+        from huggingface_hub.errors import HfHubHTTPError
+
+        try:
+            self.api.preupload_lfs_files(self.repo_id, ops, repo_type=self.repo_type, revision=parent,
+                                         free_memory=False)
+            return True
+        except HfHubHTTPError as e:
+            if _status(e) not in (400, 404):
+                raise
+        self.api.preupload_lfs_files(self.repo_id, ops, repo_type=self.repo_type, free_memory=False)
+        # `_remote_oid` is what huggingface_hub itself compares to drop unchanged files (set by the preupload call)
+        return not any(getattr(op, "_remote_oid", None) is not None for op in ops if op.path_in_repo in new)
+
+    def upload_folder(self, folder: str | Path, message: str, *, private: bool = False) -> str:
+        """Commit every file of `folder` on top of the current head (creating the repo if needed); returns the
+        commit id, the revision to pin."""
+        head = self.head(create=True, private=private)
+        return self.commit(folder_files(folder), message, parent=head.sha).oid
