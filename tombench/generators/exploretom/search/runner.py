@@ -41,9 +41,10 @@ from typing import Any, Literal
 
 from tombench.dsl import Context, Setting, Story, derive_seed
 from tombench.generators.exploretom.identity import story_digest
-from tombench.generators.exploretom.search.astar import Answerer, NodeEval, SearchConfig, SearchResult, astar_search
+from tombench.generators.exploretom.search.astar import SearchConfig, SearchResult, astar_search
 from tombench.generators.exploretom.search.baselines import over_generate, random_baseline
 from tombench.generators.exploretom.search.diversity import select_distinct, story_shape
+from tombench.generators.exploretom.search.evaluator import Answerer, NodeEval
 
 __all__ = ["RunConfig", "SettingProgress", "run_searches", "search_setting", "slot_contexts", "select_kept",
            "prepare_out_dir", "read_jsonl", "RunConfigMismatch"]
