@@ -280,6 +280,140 @@ def setting_contexts(context: Context | Sequence[Context], setting: Setting, rng
     return [setting_context(c, setting, rng) for c in many]
 
 
+class _Frontier:
+    """The A* open list: entries keyed (f, g, avglen, push order), the story of each kept aside (semantics §7.4).
+
+    The push order breaks every tie, so the order of pops, and with it the search, is the same for a seed."""
+
+    def __init__(self, ctx: Context) -> None:
+        self.ctx = ctx
+        self.heap: list[tuple[float, float, float, int, NodeEval | None]] = []
+        self.stories: dict[int, Story] = {}
+        self.counter = 0
+        self.pops = 0
+        self._fruitless_restarts = 0
+        self._spent_at_restart = 0
+        self.push_root()
+
+    def push_root(self) -> None:
+        """The empty story, not evaluated: f = 0 puts it first."""
+        self._push(Story(self.ctx), (0.0, 0.0, 0.0), None)
+
+    def push(self, story: Story, node: NodeEval) -> None:
+        self._push(story, (node.f, node.g, node.avglen), node)
+
+    def _push(self, story: Story, key: tuple[float, float, float], node: NodeEval | None) -> None:
+        self.stories[self.counter] = story
+        heapq.heappush(self.heap, (*key, self.counter, node))
+        self.counter += 1
+
+    def pop(self) -> tuple[float, Story, NodeEval | None]:
+        """The entry of lowest f: its g (the parent's accuracy sets the branching), story and evaluation."""
+        _, g, _, key, node = heapq.heappop(self.heap)
+        self.pops += 1
+        return g, self.stories.pop(key), node
+
+    def restart(self, spent: int) -> bool:
+        """Improved mode, when the frontier ran dry with budget left (rollouts stop at S, so small settings exhaust it
+        after a few levels): start again from the empty story, as §7.5 starts a new search. False, pushing nothing,
+        after RESTART_PATIENCE restarts in a row that spent nothing (`spent`: node evaluations so far)."""
+        self._fruitless_restarts = 0 if spent > self._spent_at_restart else self._fruitless_restarts + 1
+        if self._fruitless_restarts >= RESTART_PATIENCE:
+            return False
+        self._spent_at_restart = spent
+        self.push_root()
+        return True
+
+
+class _Round:
+    """The children of one round's parents, planned before any is evaluated, with the budget the round may still use.
+
+    Which children are evaluated depends only on the draws and their question sets, never on responses, so the
+    result is the same for a seed; the round then evaluates every fresh child at once."""
+
+    def __init__(self, ev: Evaluator, budget: int) -> None:
+        self.ev = ev
+        self.budget = budget
+        self.spend = ev.used
+        self.texts: set[str] = set()
+        #: per parent, (child, its cached evaluation or None)
+        self.batches: list[list[tuple[Story, NodeEval | None]]] = []
+
+    @property
+    def full(self) -> bool:
+        """The round already plans the rest of the budget."""
+        return self.spend >= self.budget
+
+    def add(self, children: Sequence[Story], n: int) -> None:
+        """One parent's children, in order, until `n` of them are evaluations (`_branching`) or the budget is planned.
+
+        A cache hit is pushed again with its cached g and h, spends nothing, and counts as one of the n evaluations
+        (semantics §7.3: g/h are cached per story text); a text another parent of the round already plans is left out.
+        """
+        batch: list[tuple[Story, NodeEval | None]] = []
+        real = 0
+        for c in children:
+            if c.text in self.texts:
+                continue
+            hit = self.ev.cache.get(c.text)
+            batch.append((c, hit))
+            if hit is not None:
+                real += hit.g != SENTINEL_G
+            else:
+                self.texts.add(c.text)
+                if self.ev.plan(c)[1]:
+                    real += 1
+                    self.spend += self.ev.cost(c)
+            if real >= n or self.full:
+                break
+        self.batches.append(batch)
+
+    async def evaluate(self, frontier: _Frontier, rng: random.Random) -> None:
+        """Evaluate the round's fresh children together and push every child with its g and h."""
+        fresh = iter(await self.ev.evaluate_many([c for b in self.batches for c, hit in b if hit is None], rng))
+        for batch in self.batches:
+            for c, hit in batch:
+                frontier.push(c, hit if hit is not None else next(fresh))
+
+
+def _pop_round(frontier: _Frontier, plan: _Round, cond: Conditions, config: SearchConfig, rng: random.Random,
+               width: int) -> NodeEval | None:
+    """Pop until `width` expandable nodes (1 in paper mode: exactly §7.4) and plan their children into `plan`; in
+    paper mode, the first goal popped, which ends the search."""
+    while frontier.heap and len(plan.batches) < width and frontier.pops < config.max_pops:
+        if plan.batches and plan.full:
+            break
+        g, s, node = frontier.pop()
+        if node is not None and node.is_goal and config.mode == "paper":
+            return node
+        if cond.structural(s) or cond.never_desired(s) or plan.full:
+            continue  # full: drain, a goal already pushed may still be returned
+        n = _branching(g)
+        plan.add(_neighbours(s, cond, config, n, rng), n)
+    return None
+
+
+async def _frontier_search(frontier: _Frontier, cond: Conditions, ev: Evaluator, config: SearchConfig,
+                           rng: random.Random) -> NodeEval | None:
+    """The A* loop (semantics §7.4). Paper mode: the first goal popped, or None. Improved mode: the loop without
+    stopping at goals (they are all in the trace), over its share `1 - refine` of the budget, `expand_width` nodes
+    a round, restarting from the empty story when the frontier runs dry; None."""
+    improved = config.mode == "improved"
+    width = config.expand_width if improved else 1
+    budget = config.budget - (round(config.budget * config.refine) if improved else 0)
+    while frontier.pops < config.max_pops:
+        if improved and ev.used >= budget:
+            break  # nothing left to learn: every evaluated node is already in the trace
+        if not frontier.heap and not (improved and frontier.restart(ev.spent)):
+            break
+        plan = _Round(ev, budget)
+        goal = _pop_round(frontier, plan, cond, config, rng, width)
+        if goal is not None:
+            return goal
+        await plan.evaluate(frontier, rng)
+    return None
+
+
 async def astar_search(
     setting: Setting,
     context: Context | Sequence[Context],
@@ -298,88 +432,12 @@ async def astar_search(
     rng = rng if rng is not None else random.Random(0)
     cond = Conditions.of(setting)
     ctxs = setting_contexts(context, setting, rng)
-    ctx = ctxs[0]
     ev = Evaluator(cond, answer, config)
-    stories: dict[int, Story] = {}
-
-    root = Story(ctx)
-    heap: list[tuple[float, float, float, int, NodeEval | None]] = [(0.0, 0.0, 0.0, 0, None)]
-    stories[0] = root
-    counter = 1
-    pops = 0
-    found: NodeEval | None = None
-    restarts_without_spend = 0
-    spent_at_restart = 0
-    width = config.expand_width if config.mode == "improved" else 1
-    # improved mode leaves `refine` of the budget to the refinement phase
-    budget = config.budget - (round(config.budget * config.refine) if config.mode == "improved" else 0)
-    while pops < config.max_pops:
-        if config.mode == "improved" and ev.used >= budget:
-            break  # nothing left to learn: every evaluated node is already in the trace
-        if not heap:
-            # improved mode only: the frontier ran dry with budget left (rollouts stop at S, so small settings exhaust
-            # it after a few levels); start again from the empty story, as §7.5 starts a new search, and give up
-            # after RESTART_PATIENCE restarts in a row that spent nothing
-            if config.mode != "improved":
-                break
-            restarts_without_spend = 0 if ev.spent > spent_at_restart else restarts_without_spend + 1
-            if restarts_without_spend >= RESTART_PATIENCE:
-                break
-            spent_at_restart = ev.spent
-            stories[counter] = Story(ctx)
-            heap.append((0.0, 0.0, 0.0, counter, None))
-            counter += 1
-        # one round: pop until `width` expandable nodes (1 in paper mode: exactly §7.4), plan their children with a
-        # shared budget, then evaluate every fresh child of the round at once; which children are evaluated depends
-        # only on the draws and their question sets, never on responses, so the result is the same for a seed
-        rounds: list[list[tuple[Story, NodeEval | None]]] = []
-        planned_spend = ev.used
-        planned_texts: set[str] = set()
-        while heap and len(rounds) < width and pops < config.max_pops:
-            if rounds and planned_spend >= budget:
-                break  # the round already plans the rest of the budget
-            _, g, _, key, node = heapq.heappop(heap)
-            pops += 1
-            s = stories.pop(key)
-            if node is not None and node.is_goal and config.mode == "paper":
-                found = node
-                break
-            if cond.structural(s) or cond.never_desired(s):
-                continue
-            if planned_spend >= budget:
-                continue  # drain: a goal already pushed may still be returned
-            n = _branching(g)
-            # (child, its cached evaluation or None); a cache hit is pushed again with its cached g and h, spends
-            # nothing, and counts as one of the n evaluations (semantics §7.3: g/h are cached per story text)
-            batch: list[tuple[Story, NodeEval | None]] = []
-            real = 0
-            for c in _neighbours(s, cond, config, n, rng):
-                if c.text in planned_texts:
-                    continue  # a sibling of another parent in this round already evaluates this text
-                hit = ev.cache.get(c.text)
-                batch.append((c, hit))
-                if hit is not None:
-                    real += hit.g != SENTINEL_G
-                else:
-                    planned_texts.add(c.text)
-                    if ev.plan(c)[1]:
-                        real += 1
-                        planned_spend += ev.cost(c)
-                if real >= n or planned_spend >= budget:
-                    break
-            rounds.append(batch)
-        if found is not None:
-            break
-        fresh = iter(await ev.evaluate_many([c for b in rounds for c, hit in b if hit is None], rng))
-        for batch in rounds:
-            for c, hit in batch:
-                x = hit if hit is not None else next(fresh)
-                stories[counter] = c
-                heapq.heappush(heap, (x.f, x.g, x.avglen, counter, x))
-                counter += 1
+    frontier = _Frontier(ctxs[0])
+    found = await _frontier_search(frontier, cond, ev, config, rng)
     goals = [found] if found is not None else []
     if config.mode == "improved":
-        await refine([root] + [Story(c) for c in ctxs[1:]], cond, ev, config, rng, width)
+        await refine([Story(c) for c in ctxs], cond, ev, config, rng, config.expand_width)
         goals = _ranked_goals(ev.trace)
         found = goals[0] if goals else None
     return SearchResult(
@@ -389,7 +447,7 @@ async def astar_search(
         node=found,
         nodes_evaluated=ev.spent,
         model_calls=ev.model_calls,
-        pops=pops,
+        pops=frontier.pops,
         trace=ev.trace,
         goals=[(ev.desired[x.index], x) for x in goals],
     )

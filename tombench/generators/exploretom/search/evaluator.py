@@ -177,6 +177,21 @@ class Evaluator:
 
     async def _score(self, story: Story, qs: list[Question], h: float, avglen: float,
                      threshold: float | None = None, rates: Rates | None = None, give_up: float = 0.0) -> NodeEval:
+        node = self._register(story, qs, h, avglen)
+        if node.spent and not node.shortcut:
+            records, right = await self._ask_in_steps(story, qs, threshold, rates, give_up)
+            if threshold is not None:  # back to the question set's order (evaluate_pruned asked in another)
+                pos = {q.text: i for i, q in enumerate(self.plan(story)[0])}
+                records.sort(key=lambda x: pos[x["question"]])
+            node.questions = records
+            node.g = right / len(qs)
+            node.pruned = len(records) < len(qs)
+        return node
+
+    def _register(self, story: Story, qs: list[Question], h: float, avglen: float) -> NodeEval:
+        """The node of `story` in the trace, cache and budget, before any question is asked: so that trace order and
+        budget do not depend on which answer arrives first. Its g is final for the sentinel (no questions) and the
+        short-story shortcut; otherwise the questions' verdicts set it."""
         text = story.text
         desired = self.cond.is_desired(story)
         index = len(self.trace)
@@ -186,34 +201,32 @@ class Evaluator:
             node = NodeEval(index, text, 1.0, h, avglen, 1, desired, [_qdict(q) for q in qs], shortcut=True)
         else:
             node = NodeEval(index, text, 0.0, h, avglen, 1, desired)
-        # register before awaiting so trace order and budget do not depend on which answer arrives first
         self.trace.append(node)
         self.cache[text] = node
         if desired:
             self.desired[index] = story
         self.spent += node.spent
-        if node.spent and not node.shortcut:
-            n = len(qs)
-            # right answers that put g at or above the threshold: a tie cannot lower the mean of the kept stories
-            enough = n + 1 if threshold is None else math.ceil(threshold * n - 1e-9)
-            records: list[dict[str, Any]] = []
-            right = 0
-            while len(records) < n and right < enough:
-                need = enough - right
-                step = need if need <= n - len(records) else n - len(records)
-                batch = await self._ask(story, qs[len(records): len(records) + step])
-                records += batch
-                right += sum(x["correct"] for x in batch)
-                if (rates is not None and threshold is not None and len(records) < n and right < enough
-                        and _worth_going_on(story, qs[len(records):], rates, enough - right) < give_up):
-                    break  # the calls pay more on the next child in line: g is a lower bound, pruned
-            if threshold is not None:  # back to the question set's order (evaluate_pruned asked in another)
-                pos = {q.text: i for i, q in enumerate(self.plan(story)[0])}
-                records.sort(key=lambda x: pos[x["question"]])
-            node.questions = records
-            node.g = right / n
-            node.pruned = len(records) < n
         return node
+
+    async def _ask_in_steps(self, story: Story, qs: list[Question], threshold: float | None, rates: Rates | None,
+                            give_up: float) -> tuple[list[dict[str, Any]], int]:
+        """Ask `qs` in order, each step just enough questions to reach the pruning count if all were right, until
+        `threshold` is out of reach or going on pays less than `give_up` (`evaluate_pruned`); with no threshold, all
+        at once. The records asked, and how many were right."""
+        n = len(qs)
+        # right answers that put g at or above the threshold: a tie cannot lower the mean of the kept stories
+        enough = n + 1 if threshold is None else math.ceil(threshold * n - 1e-9)
+        records: list[dict[str, Any]] = []
+        right = 0
+        while len(records) < n and right < enough:
+            step = min(enough - right, n - len(records))
+            batch = await self._ask(story, qs[len(records): len(records) + step])
+            records += batch
+            right += sum(x["correct"] for x in batch)
+            if (rates is not None and threshold is not None and len(records) < n and right < enough
+                    and _worth_going_on(story, qs[len(records):], rates, enough - right) < give_up):
+                break  # the calls pay more on the next child in line: g is a lower bound, pruned
+        return records, right
 
     async def _ask(self, story: Story, qs: list[Question]) -> list[dict[str, Any]]:
         """Put `qs` about `story` to the target at once; each question's record with the response and its verdict."""
