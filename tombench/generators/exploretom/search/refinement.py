@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from tombench.dsl import Conditions, Story, rollout
 from tombench.generators.exploretom.search.diversity import select_distinct, shape_similarity, story_shape
@@ -172,7 +172,7 @@ class _Kept:
 
 
 async def refine(roots: Sequence[Story], cond: Conditions, ev: Evaluator, config: SearchConfig,
-                  rng: random.Random, width: int) -> None:
+                 rng: random.Random, width: int) -> None:
     """Spend the rest of the budget on fresh stories and edits of the kept ones (improved mode).
 
     Why: only desired stories can be returned, yet A* pays for the questions of every partial story on the way, and
@@ -189,75 +189,125 @@ async def refine(roots: Sequence[Story], cond: Conditions, ev: Evaluator, config
     left unasked (`REFINE_GIVE_UP`). Once every kept story is at accuracy 0 it draws fresh stories only and looks
     for other stories at 0 less alike the kept ones (`_Kept.threshold`), until the budget or its patience ends.
     """
-    misses = 0
-    fresh_drawn = 0
-    attempts = 0
-    prune = config.prune and config.budget_unit == "calls"
-    root_of = {r.context.id: r for r in roots}
-    shapes: dict[int, frozenset[str]] = {}
-    while ev.used < config.budget and misses < REFINE_PATIENCE:
-        kept = _Kept(ev, config, list(root_of), shapes)
+    await _Refinement(roots, cond, ev, config, rng, width).run()
+
+
+class _Draw(NamedTuple):
+    """A child drawn and screened for a round, not asked yet."""
+
+    child: Story
+    #: what asking it would use of the budget
+    cost: int
+    #: its rank key, lower asked first (`_promise`)
+    promise: float
+    #: the g it must stay below to be kept (`_Kept.threshold`; None: any goal is kept)
+    bar: float | None
+    #: its chance of beating `bar` per expected call (`_p_harder`)
+    per_call: float
+
+
+class _Refinement:
+    """One search's refinement (`refine`): what carries over from round to round.
+
+    The fruitless draws in a row (`REFINE_PATIENCE` ends it), the fresh stories drawn (they take the open contexts
+    in turn), the draws since the start (the event loop is handed back every DRAWS_PER_YIELD), and the goals' shapes
+    (computed once)."""
+
+    def __init__(self, roots: Sequence[Story], cond: Conditions, ev: Evaluator, config: SearchConfig,
+                 rng: random.Random, width: int) -> None:
+        self.roots = list(roots)
+        self.root_of = {r.context.id: r for r in roots}
+        self.cond, self.ev, self.config, self.rng = cond, ev, config, rng
+        self.want = 4 * width
+        self.prune = config.prune and config.budget_unit == "calls"
+        self.misses = 0
+        self.fresh_drawn = 0
+        self.attempts = 0
+        self.shapes: dict[int, frozenset[str]] = {}
+
+    async def run(self) -> None:
+        while self.ev.used < self.config.budget and self.misses < REFINE_PATIENCE:
+            kept = _Kept(self.ev, self.config, list(self.root_of), self.shapes)
+            rates = Rates(self.ev.trace)
+            pool = await self._draw_round(kept, rates)
+            batch, limits, give_up = self._pick(pool)
+            if not batch:
+                break
+            before = self.ev.used
+            await self.ev.evaluate_pruned(batch, self.rng, limits, give_up, rates)  # nothing was asked since `rates`
+            if self.ev.used == before:
+                self.misses += len(batch)  # every child pruned before its first question: count them as fruitless draws
+
+    async def _draw_round(self, kept: _Kept, rates: Rates) -> list[_Draw]:
+        """`screen` times the round's children, drawn before any is asked (deterministic for a seed whatever the
+        order of responses), each screened (`_screen`)."""
         # once the kept stories are all at accuracy 0 no child makes them harder; the rest of the budget looks for
         # other stories at 0 that are less alike (the selection takes the most different of equally hard ones)
         done = kept.done()
-        open_roots = [root_of[c] for c in kept.open] or list(roots)
-        want = 4 * width
-        pool: list[tuple[Story, int, float, float | None, float]] = []  # (child, cost, -promise, bar, value/call)
+        open_roots = [self.root_of[c] for c in kept.open] or self.roots
+        pool: list[_Draw] = []
         texts: set[str] = set()
-        rates = Rates(ev.trace)
-        while len(pool) < config.screen * want and misses < REFINE_PATIENCE:
+        while len(pool) < self.config.screen * self.want and self.misses < REFINE_PATIENCE:
             # a round's draws take a while: let the event loop hand other searches' answers back and send their
             # next questions every few draws (nothing of this search changes meanwhile: its questions are in)
-            attempts += 1
-            if attempts % DRAWS_PER_YIELD == 0:
+            self.attempts += 1
+            if self.attempts % DRAWS_PER_YIELD == 0:
                 await asyncio.sleep(0)
-            # once every kept story is at 0 only diversity can improve, and edits are near copies: fresh stories only
-            parents = [] if done else kept.parents(ev, rng)
-            if not parents or (REFINE_FRESH and rng.random() < REFINE_FRESH):
-                child = Story(open_roots[fresh_drawn % len(open_roots)].context)
-                fresh_drawn += 1
-            elif rng.random() < 0.5:
-                child = _drop_one(rng.choice(parents), cond, rng)
-            else:
-                parent = rng.choice(parents)
-                child = Story(parent.context, parent.actions[: rng.randrange(len(parent.steps))])
-            child = rollout(child, cond, rng, copy=False, skip_doomed=True)  # only desired children are kept
+            child = self._draw(kept, done, open_roots)
             # most draws are not desired: test that before joining the story's text
-            if not cond.is_desired(child) or (text := child.text) in ev.cache or text in texts:
-                misses += 1
+            if not self.cond.is_desired(child) or (text := child.text) in self.ev.cache or text in texts:
+                self.misses += 1
                 continue
-            close = kept.closeness(child)
-            qs, bar = ev.plan(child)[0], kept.threshold(child.context.id, close)
-            if bar is not None and bar <= 0.0:
-                misses += 1  # it would replace a story at accuracy 0 without being more different: useless
+            draw = self._screen(child, kept, rates)
+            if draw is None:
+                self.misses += 1  # it would replace a story at accuracy 0 without being more different: useless
                 continue
-            cost = ev.cost(child)
-            misses = misses + 1 if cost == 0 else 0  # free stories (no questions, shortcut) cannot end the phase
-            ps = _rates_of(child, qs, rates)  # each question's rate, once for both estimates
-            per_call = _p_harder(ps, bar) / max(_expected_calls_of(ps, bar), 1.0)
-            promise = _promise(per_call, close, config.max_similarity)
-            pool.append((child, cost, promise, bar, per_call))
+            # free stories (no questions, shortcut) cannot end the phase
+            self.misses = self.misses + 1 if draw.cost == 0 else 0
+            pool.append(draw)
             texts.add(text)
-        # ask the most promising draws first (predicted from this target's answers so far; draw order on ties)
+        return pool
+
+    def _draw(self, kept: _Kept, done: bool, open_roots: Sequence[Story]) -> Story:
+        """One child, completed by a random rollout (only desired children are kept): a fresh story of the next open
+        context, or an edit of one of the hardest goals (one action dropped, or cut at a random point)."""
+        # once every kept story is at 0 only diversity can improve, and edits are near copies: fresh stories only
+        parents = [] if done else kept.parents(self.ev, self.rng)
+        if not parents or (REFINE_FRESH and self.rng.random() < REFINE_FRESH):
+            child = Story(open_roots[self.fresh_drawn % len(open_roots)].context)
+            self.fresh_drawn += 1
+        elif self.rng.random() < 0.5:
+            child = _drop_one(self.rng.choice(parents), self.cond, self.rng)
+        else:
+            parent = self.rng.choice(parents)
+            child = Story(parent.context, parent.actions[: self.rng.randrange(len(parent.steps))])
+        return rollout(child, self.cond, self.rng, copy=False, skip_doomed=True)
+
+    def _screen(self, child: Story, kept: _Kept, rates: Rates) -> _Draw | None:
+        """A fresh desired child's bar and promise, predicted from this target's answers so far; None when it could
+        only replace a kept story at accuracy 0 without being more different."""
+        close = kept.closeness(child)
+        qs, bar = self.ev.plan(child)[0], kept.threshold(child.context.id, close)
+        if bar is not None and bar <= 0.0:
+            return None
+        ps = _rates_of(child, qs, rates)  # each question's rate, once for both estimates
+        per_call = _p_harder(ps, bar) / max(_expected_calls_of(ps, bar), 1.0)
+        return _Draw(child, self.ev.cost(child), _promise(per_call, close, self.config.max_similarity), bar, per_call)
+
+    def _pick(self, pool: list[_Draw]) -> tuple[list[Story], list[float | None], float]:
+        """The round's children to ask, most promising first (draw order on ties) within the budget, their pruning
+        bars, and what the best draw left unasked would give per call (`REFINE_GIVE_UP`)."""
         batch: list[Story] = []
         limits: list[float | None] = []
-        planned = ev.used
-        order = sorted(range(len(pool)), key=lambda i: (pool[i][2], i))
+        planned = self.ev.used
+        order = sorted(range(len(pool)), key=lambda i: (pool[i].promise, i))
         for i in order:
-            if len(batch) >= want or planned >= config.budget:
+            if len(batch) >= self.want or planned >= self.config.budget:
                 break
-            child, cost, _, bar, _ = pool[i]
-            batch.append(child)
-            limits.append(bar if prune else None)
-            planned += cost
-        if not batch:
-            break
+            batch.append(pool[i].child)
+            limits.append(pool[i].bar if self.prune else None)
+            planned += pool[i].cost
         # a child's questions stop early when going on pays less per call than the next child in line would
         # (the best one drawn and not asked): the budget goes where a kept story is likeliest to get harder
-        give_up = REFINE_GIVE_UP * pool[order[len(batch)]][4] if len(order) > len(batch) else 0.0
-        before = ev.used
-        await ev.evaluate_pruned(batch, rng, limits, give_up, rates)  # nothing was asked since `rates`
-        if ev.used == before:
-            misses += len(batch)  # every child pruned before its first question: count them as fruitless draws
-
-
+        give_up = REFINE_GIVE_UP * pool[order[len(batch)]].per_call if len(order) > len(batch) else 0.0
+        return batch, limits, give_up
