@@ -43,7 +43,7 @@ from rich.table import Table
 
 from tombench.dsl import AnswerType, Prompt, Story, build_prompt, check_answer, settings_grid
 from tombench.generators.exploretom.contexts import load_context_bank
-from tombench.generators.exploretom.search.astar import REFINE_SCREEN, SearchConfig, _chosen_questions
+from tombench.generators.exploretom.search.astar import SearchConfig
 from tombench.generators.exploretom.search.diversity import (
     DEFAULT_MAX_SIMILARITY,
     mean_pairwise,
@@ -51,6 +51,8 @@ from tombench.generators.exploretom.search.diversity import (
     shape_similarity,
     story_shape,
 )
+from tombench.generators.exploretom.search.evaluator import _chosen_questions
+from tombench.generators.exploretom.search.refinement import REFINE_SCREEN
 from tombench.generators.exploretom.search.runner import RunConfig, read_jsonl, run_searches
 
 #: label -> (method, A* mode, scope, refine share or None for SearchConfig's default, prune, screen)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
@@ -21,9 +22,10 @@ from tombench.cli import UserError
 from tombench.commands._common import checked_int, checked_ints
 from tombench.kit.options import MAX_MOVES, people_limit, rooms_limit
 
-_ASYM = {"plain": ("",), "asymmetric": ("+asymmetric",), "both": ("", "+asymmetric")}
-
-
+if TYPE_CHECKING:
+    from tombench.dsl import Context, Setting
+    from tombench.generators.exploretom.search.evaluator import Answerer
+    from tombench.generators.exploretom.search.runner import RunConfig, SettingProgress
 
 
 def _contexts(value: str) -> list:
@@ -83,43 +85,27 @@ def _contexts(value: str) -> list:
               help="Also write the found stories as a Hugging Face dataset (save_to_disk) with a card.")
 def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric: str, people: str, moves: str,
            rooms: int | None, stories_per_setting: int, budget: int, budget_unit: str, budget_per_setting: int | None,
-           method: str,
-           mode: str, refine: float | None, prune: bool, scope: str, max_similarity: float | None, g_variant: str, k: int, check: str, contexts: str, seed: int, max_connections: int | None,
+           method: str, mode: str, refine: float | None, prune: bool, scope: str, max_similarity: float | None,
+           g_variant: str, k: int, check: str, contexts: str, seed: int, max_connections: int | None,
            parallel_settings: int, no_cache: bool, out_dir: Path, export_hf: Path | None) -> None:
     """Search adversarial stories against a model, for every setting of a grid."""
-    from tombench.dsl import ACTION_SETS, Setting
-    from tombench.generators.exploretom.search.astar import SearchConfig
-    from tombench.generators.exploretom.search.runner import (
-        RunConfig,
-        RunConfigMismatch,
-        SettingProgress,
-        prepare_out_dir,
-        run_searches,
-    )
+    from tombench.generators.exploretom.search import run_options
+    from tombench.generators.exploretom.search.runner import RunConfigMismatch, prepare_out_dir
 
-    sets = list(ACTION_SETS) if story_types == "all-sets" else [t.strip() for t in story_types.split(",") if t.strip()]
-    bad = [t for t in sets if t.removesuffix("+asymmetric") not in ACTION_SETS]
-    if bad:
-        raise UserError(f"Invalid story type(s) {bad}. Must be one of: {list(ACTION_SETS)}")
-    types = list(dict.fromkeys(t.removesuffix("+asymmetric") + suffix for t in sets for suffix in _ASYM[asymmetric]))
+    try:
+        types = run_options.story_types(story_types, asymmetric)  # type: ignore[arg-type]
+    except ValueError as e:
+        raise UserError(str(e)) from None
     ctxs = _contexts(contexts)
     ps, ms = checked_ints(people, "people", 1, people_limit(ctxs)), checked_ints(moves, "moves", 1, MAX_MOVES)
     rooms = None if rooms is None else checked_int(rooms, "rooms", 1, rooms_limit(ctxs))
-    settings = [Setting.make(t, p, m, rooms) for t in types for p in ps for m in ms]
-    margs = {}
-    for kv in model_args:
-        key, sep, val = kv.partition("=")
-        if not sep:
-            raise UserError(f"--model-arg must be KEY=VALUE, got {kv!r}")
-        margs[key] = val
+    settings = run_options.setting_grid(types, ps, ms, rooms)
+    margs = _model_args(model_args)
     try:
-        scfg = SearchConfig(k=k, budget=budget, g=g_variant, check=check, mode=mode,  # type: ignore[arg-type]
-                            budget_unit=budget_unit, prune=prune,  # type: ignore[arg-type]
-                            **({} if refine is None else {"refine": refine}),
-                            **({} if max_similarity is None else {"max_similarity": max_similarity}))
-        run = RunConfig(stories_per_setting=stories_per_setting, budget_per_story=budget,
-                        budget_per_setting=budget_per_setting, seed=seed, method=method,  # type: ignore[arg-type]
-                        search=scfg, model=model, contexts_id=contexts, scope=scope)  # type: ignore[arg-type]
+        run = run_options.run_config(
+            stories_per_setting=stories_per_setting, budget=budget, budget_unit=budget_unit,
+            budget_per_setting=budget_per_setting, method=method, mode=mode, refine=refine, prune=prune, scope=scope,
+            max_similarity=max_similarity, g=g_variant, k=k, check=check, seed=seed, model=model, contexts_id=contexts)
     except ValueError as e:
         raise UserError(str(e)) from None
     try:
@@ -128,37 +114,64 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
         raise UserError(str(e)) from None
     answer = _make_answerer(model, margs, max_connections, not no_cache)
     console = Console(width=max(Console().width, 110))
-    total_budget = run.setting_budget * len(settings)
+    results = _run_with_progress(console, settings, ctxs, answer, run, out_dir, parallel_settings)
+    _print_summary(console, results, f"{model} ({method}{'/' + mode if method == 'astar' else ''})",
+                   stories_per_setting, out_dir)
+    if export_hf is not None:
+        n = export_hf_dataset(out_dir / "stories.jsonl", export_hf, model=model)
+        console.print(f"wrote a Hugging Face dataset of {n} stories to {export_hf}")
 
+
+def _model_args(pairs: tuple[str, ...]) -> dict[str, str]:
+    """-M KEY=VALUE options as a dict, or a one-line error."""
+    margs = {}
+    for kv in pairs:
+        key, sep, val = kv.partition("=")
+        if not sep:
+            raise UserError(f"--model-arg must be KEY=VALUE, got {kv!r}")
+        margs[key] = val
+    return margs
+
+
+def _run_with_progress(console: Console, settings: list[Setting], ctxs: list[Context], answer: Answerer,
+                       run: RunConfig, out_dir: Path, parallel_settings: int) -> list[SettingProgress]:
+    """Run the searches under two live bars (settings done; budget spent), their results per setting. An interrupt
+    or an unreachable model is a one-line error."""
+    from tombench.generators.exploretom.search.runner import run_searches
+
+    calls = run.search.budget_unit == "calls"
     with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                   TextColumn("{task.fields[info]}"), TimeElapsedColumn(), console=console) as progress:
         t_settings = progress.add_task("settings", total=len(settings), info="")
-        t_nodes = progress.add_task("budget (model calls)" if budget_unit == "calls" else "nodes evaluated",
-                                    total=total_budget, info="")
+        t_nodes = progress.add_task("budget (model calls)" if calls else "nodes evaluated",
+                                    total=run.setting_budget * len(settings), info="")
         state: dict[str, SettingProgress] = {}
 
         def on_update(p: SettingProgress) -> None:
             state[p.setting.id] = p
             done = sum(1 for x in state.values() if x.done)
             spent = sum(x.spent for x in state.values())
-            calls = sum(x.model_calls for x in state.values())
+            calls_made = sum(x.model_calls for x in state.values())
             found = [g for x in state.values() for g in x.found]
             best = f"best accuracy {min(found):.2f}" if found else "no story yet"
             progress.update(t_settings, completed=done, info=f"{len(found)} adversarial stories kept")
-            progress.update(t_nodes, completed=calls if budget_unit == "calls" else spent,
-                            info=f"{spent} nodes, {calls} model calls, {best}")
+            progress.update(t_nodes, completed=calls_made if calls else spent,
+                            info=f"{spent} nodes, {calls_made} model calls, {best}")
 
         try:
-            results = asyncio.run(run_searches(settings, ctxs, answer, run, out_dir,
-                                               parallel_settings=parallel_settings, on_update=on_update))
+            return asyncio.run(run_searches(settings, ctxs, answer, run, out_dir,
+                                            parallel_settings=parallel_settings, on_update=on_update))
         except KeyboardInterrupt:
             raise UserError(f"interrupted; run the same command again to resume from {out_dir}") from None
         except Exception as e:  # a model that cannot be reached (no key, offline) is a user error, not a crash
             if _is_connection_error(e):
-                raise UserError(f"cannot reach model {model}: {e}") from None
+                raise UserError(f"cannot reach model {run.model}: {e}") from None
             raise
 
-    table = Table(title=f"tombench search: {model} ({method}{'/' + mode if method == 'astar' else ''})")
+
+def _print_summary(console: Console, results: list[SettingProgress], title: str, stories_per_setting: int, out_dir: Path) -> None:
+    """One row per setting (searches, stories found and kept, best accuracy, cost), then how many were filled."""
+    table = Table(title=f"tombench search: {title}")
     for col in ("setting", "searches", "adversarial found", "kept", "best acc", "nodes", "model calls"):
         table.add_column(col, justify="right" if col != "setting" else "left")
     for p in results:
@@ -169,9 +182,6 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
     each = "1 adversarial story" if stories_per_setting == 1 else f"{stories_per_setting} adversarial stories each"
     console.print(f"{filled}/{len(results)} settings filled ({each}: the model got at least one question wrong); "
                   f"stories in {out_dir / 'stories.jsonl'}")
-    if export_hf is not None:
-        n = export_hf_dataset(out_dir / "stories.jsonl", export_hf, model=model)
-        console.print(f"wrote a Hugging Face dataset of {n} stories to {export_hf}")
 
 
 def _is_connection_error(e: BaseException) -> bool:

@@ -13,7 +13,7 @@ from typing import Any
 from inspect_ai.model import CachePolicy, ChatMessageSystem, ChatMessageUser, GenerateConfig, Model, get_model
 
 from tombench.dsl import Prompt
-from tombench.generators.exploretom.search.astar import Answerer
+from tombench.generators.exploretom.search.evaluator import Answerer
 
 __all__ = ["inspect_answerer"]
 

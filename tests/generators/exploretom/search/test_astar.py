@@ -24,11 +24,11 @@ from tombench.generators.exploretom.search.astar import (
     SENTINEL_G,
     SearchConfig,
     SearchResult,
-    _drop_one,
     _weight,
     _weighted_order,
     astar_search,
 )
+from tombench.generators.exploretom.search.refinement import _drop_one
 from tombench.models._baselines import answer as baseline_answer
 
 TOMI = Setting.make("tomi", 2, 2)
@@ -345,7 +345,7 @@ def test_pruning_needs_a_call_budget_and_keep_is_validated() -> None:
 
 def test_screen_chance_of_beating_the_bar_and_rates_with_backoff() -> None:
     from tombench.dsl import Question
-    from tombench.generators.exploretom.search.astar import NodeEval, Rates, _mention, _p_harder, _rates_of
+    from tombench.generators.exploretom.search.evaluator import NodeEval, Rates, _mention, _p_harder, _rates_of
 
     story = parse_structure("Anne entered the kitchen. Anne moved the apple to the box, which is also located in the "
                             "kitchen. Anne moved the apple to the basket, which is also located in the kitchen.")
@@ -369,7 +369,7 @@ def test_screen_chance_of_beating_the_bar_and_rates_with_backoff() -> None:
 
 
 def test_refinement_ranks_children_by_their_chance_per_call_before_their_likeness() -> None:
-    from tombench.generators.exploretom.search.astar import _promise
+    from tombench.generators.exploretom.search.refinement import _promise
 
     # late in a search against a target that guesses: 6 yes/no questions all wrong (1/64 in 2 calls) against
     # 12 with at most one right (13/4096 in 4 calls); the likelier child is asked first even when it is more
@@ -384,7 +384,8 @@ def test_refinement_ranks_children_by_their_chance_per_call_before_their_likenes
 
 def test_a_child_is_given_up_once_going_on_pays_less_than_the_next_child() -> None:
     from tombench.generators.exploretom.contexts import load_context_bank
-    from tombench.generators.exploretom.search.astar import Evaluator, setting_contexts
+    from tombench.generators.exploretom.search.astar import setting_contexts
+    from tombench.generators.exploretom.search.evaluator import Evaluator
 
     setting = Setting.make("tomi-object-state", 4, 3)  # 12 yes/no questions per story
     rng = random.Random(1)
@@ -429,7 +430,7 @@ def test_a_child_is_given_up_once_going_on_pays_less_than_the_next_child() -> No
 def test_refinement_lets_other_searches_run_between_its_draws(monkeypatch: pytest.MonkeyPatch) -> None:
     """A round draws many children (CPU) before asking any; searches of other settings share the event loop, so
     their answers must be handed back and their next questions sent every few draws, not after the round."""
-    import tombench.generators.exploretom.search.astar as search
+    import tombench.generators.exploretom.search.refinement as search
 
     ticks = 0
     seen: list[int] = []

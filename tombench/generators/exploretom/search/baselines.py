@@ -17,14 +17,8 @@ import random
 from collections.abc import Sequence
 
 from tombench.dsl import Conditions, Context, Setting, Story, random_story
-from tombench.generators.exploretom.search.astar import (
-    Answerer,
-    Evaluator,
-    NodeEval,
-    SearchConfig,
-    SearchResult,
-    _ranked_goals,
-)
+from tombench.generators.exploretom.search.astar import SearchConfig, SearchResult
+from tombench.generators.exploretom.search.evaluator import Answerer, Evaluator, NodeEval, _ranked_goals
 
 __all__ = ["over_generate", "random_baseline"]
 

@@ -34,16 +34,17 @@ import asyncio
 import json
 import os
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from tombench.dsl import Context, Setting, Story, derive_seed
 from tombench.generators.exploretom.identity import story_digest
-from tombench.generators.exploretom.search.astar import Answerer, NodeEval, SearchConfig, SearchResult, astar_search
+from tombench.generators.exploretom.search.astar import SearchConfig, SearchResult, astar_search
 from tombench.generators.exploretom.search.baselines import over_generate, random_baseline
 from tombench.generators.exploretom.search.diversity import select_distinct, story_shape
+from tombench.generators.exploretom.search.evaluator import Answerer, NodeEval
 
 __all__ = ["RunConfig", "SettingProgress", "run_searches", "search_setting", "slot_contexts", "select_kept",
            "prepare_out_dir", "read_jsonl", "RunConfigMismatch"]
@@ -366,76 +367,119 @@ async def search_setting(
     `contexts` are the setting's slot contexts (`slot_contexts`). No I/O: finished attempts come in as
     `done_attempts` (resume) and go out through `on_attempt`, so the runner and the live task share this loop.
     """
-    done_attempts = done_attempts or {}
     prog = progress if progress is not None else SettingProgress(setting, run.stories_per_setting)
-    budget = run.setting_budget
-    calls = run.search.budget_unit == "calls"
-    per_story = run.budget_per_story
-    window = 1 if run.setting_scoped else SPECULATE
-    used = 0  # in the search's budget unit: node evaluations, or model calls
-    idle = 0
-    i = 0
-    launched = 0  # attempts started (or found done) so far; i..launched-1 are in flight
-    flight: dict[int, tuple[int, asyncio.Task[dict[str, Any]]]] = {}  # attempt -> (its budget, its search)
-    candidates: list[dict[str, Any]] = []
-    kept: list[dict[str, Any]] = []
-    spends: list[int] = []  # what the searches of this run spent, in order
-    shapes: dict[str, frozenset[str]] = {}  # candidates' shapes: kept is selected again after every search
+    loop = _SettingLoop(setting, contexts, answer, run, done_attempts or {}, prog)
+    while loop.going_on():
+        loop.launch()
+        loop.take(await loop.next_record(on_attempt))
+        on_update(prog)
+    await loop.drain()
+    prog.done = True
+    on_update(prog)
+    return loop.kept
 
-    def cost(rec: dict[str, Any]) -> int:
-        return rec["model_calls"] if calls else rec["spent"]
 
-    while used < budget and idle < PATIENCE:
-        if run.setting_scoped and len(kept) >= run.stories_per_setting and all(r["g"] <= 0 for r in kept):
-            break  # N kept stories at accuracy 0: no further search can make them harder
-        # one-story searches of a setting depend on each other only through the budget left: start the next ones
-        # early when the sequential loop would surely run them with a full per-story budget (see SPECULATE)
-        launched = max(launched, i)
-        while launched < i + window:
-            k = launched
-            if k in done_attempts:
-                launched += 1
+class _SettingLoop:
+    """One setting's searches (`search_setting`): the budget used, the searches in flight, and what they found.
+
+    Search i is the sequential loop's; searches after it may run early (`SPECULATE`), and their results are taken
+    in order, so the output is the sequential loop's."""
+
+    def __init__(self, setting: Setting, contexts: Sequence[Context], answer: Answerer, run: RunConfig,
+                 done_attempts: dict[int, dict[str, Any]], prog: SettingProgress) -> None:
+        self.setting, self.contexts, self.answer, self.run = setting, contexts, answer, run
+        self.done_attempts = done_attempts
+        self.prog = prog
+        self.calls = run.search.budget_unit == "calls"
+        self.window = 1 if run.setting_scoped else SPECULATE
+        self.used = 0  # in the search's budget unit: node evaluations, or model calls
+        self.idle = 0
+        self.i = 0
+        self.launched = 0  # attempts started (or found done) so far; i..launched-1 are in flight
+        self.flight: dict[int, tuple[int, asyncio.Task[dict[str, Any]]]] = {}  # attempt -> (its budget, its search)
+        self.candidates: list[dict[str, Any]] = []
+        self.kept: list[dict[str, Any]] = []
+        self.spends: list[int] = []  # what the searches of this run spent, in order
+        self.shapes: dict[str, frozenset[str]] = {}  # candidates' shapes: kept is selected again after every search
+
+    def cost(self, rec: dict[str, Any]) -> int:
+        return rec["model_calls"] if self.calls else rec["spent"]
+
+    def going_on(self) -> bool:
+        """Budget left, fewer than PATIENCE idle searches in a row, and (setting scope) kept stories that can still
+        get harder: N kept stories at accuracy 0 cannot."""
+        run = self.run
+        if self.used >= run.setting_budget or self.idle >= PATIENCE:
+            return False
+        return not (run.setting_scoped and len(self.kept) >= run.stories_per_setting
+                    and all(r["g"] <= 0 for r in self.kept))
+
+    def _budget_of_next(self) -> int:
+        """The budget the sequential loop gives search i: the setting's rest, or a story's share of it."""
+        left = self.run.setting_budget - self.used
+        return left if self.run.setting_scoped else min(self.run.budget_per_story, left)
+
+    def launch(self) -> None:
+        """Start search i, and the next ones early when the sequential loop would surely run them with a full
+        per-story budget (one-story searches of a setting depend on each other only through the budget left)."""
+        self.launched = max(self.launched, self.i)
+        while self.launched < self.i + self.window:
+            k = self.launched
+            if k in self.done_attempts:
+                self.launched += 1
                 continue
-            if k == i:
-                this = budget - used if run.setting_scoped else min(per_story, budget - used)
-            elif not _worth_starting(run, used, i, k, done_attempts, idle, spends, cost):
+            if k == self.i:
+                this = self._budget_of_next()
+            elif not _worth_starting(self.run, self.used, self.i, k, self.done_attempts, self.idle, self.spends,
+                                     self.cost):
                 break
             else:
-                this = per_story
-            flight[k] = (this, asyncio.ensure_future(_attempt(setting, k, contexts, answer, run, this)))
-            launched += 1
-        if i in done_attempts:
-            rec = done_attempts[i]
-        else:
-            this, task = flight.pop(i)
-            rec = await task
-            right = budget - used if run.setting_scoped else min(per_story, budget - used)
-            # a search started early with more budget than the sequential loop gives it is still the sequential
-            # search when the budget never came into play (paper A* spent less than the right budget)
-            if this != right and not (_budget_blind_below(run) and cost(rec) < right):
-                prog.model_calls += rec["model_calls"]  # wasted, but made all the same
-                prog.wasted_calls += rec["model_calls"]
-                rec = await _attempt(setting, i, contexts, answer, run, right)
-            on_attempt(rec)
-            spends.append(cost(rec))
+                this = self.run.budget_per_story
+            self.flight[k] = (this, asyncio.ensure_future(self._attempt(k, this)))
+            self.launched += 1
+
+    def _attempt(self, k: int, budget: int) -> Awaitable[dict[str, Any]]:
+        return _attempt(self.setting, k, self.contexts, self.answer, self.run, budget)
+
+    async def next_record(self, on_attempt: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+        """Search i's attempt record: done before (resume), or its search's, handed to `on_attempt`."""
+        if self.i in self.done_attempts:
+            return self.done_attempts[self.i]
+        this, task = self.flight.pop(self.i)
+        rec = await task
+        right = self._budget_of_next()
+        # a search started early with more budget than the sequential loop gives it is still the sequential
+        # search when the budget never came into play (paper A* spent less than the right budget)
+        if this != right and not (_budget_blind_below(self.run) and self.cost(rec) < right):
+            self._waste(rec)
+            rec = await self._attempt(self.i, right)
+        on_attempt(rec)
+        self.spends.append(self.cost(rec))
+        return rec
+
+    def take(self, rec: dict[str, Any]) -> None:
+        """Count search i in, select the kept stories again with its candidates, and move on to search i + 1."""
+        prog = self.prog
         prog.searches += 1
         prog.spent += rec["spent"]
         prog.model_calls += rec["model_calls"]
-        used += cost(rec)
-        candidates += rec.get("stories", [])
-        kept = select_kept(candidates, run, shapes)
-        prog.candidates = len(candidates)
-        prog.found = [r["g"] for r in kept]
-        idle = idle + 1 if rec["spent"] == 0 else 0
-        i += 1
-        on_update(prog)
-    for _, task in flight.values():  # started early but never reached: their calls were made all the same
-        rec = await task
-        prog.model_calls += rec["model_calls"]
-        prog.wasted_calls += rec["model_calls"]
-    prog.done = True
-    on_update(prog)
-    return kept
+        self.used += self.cost(rec)
+        self.candidates += rec.get("stories", [])
+        self.kept = select_kept(self.candidates, self.run, self.shapes)
+        prog.candidates = len(self.candidates)
+        prog.found = [r["g"] for r in self.kept]
+        self.idle = self.idle + 1 if rec["spent"] == 0 else 0
+        self.i += 1
+
+    async def drain(self) -> None:
+        """Wait for the searches started early but never reached: their calls were made all the same."""
+        for _, task in self.flight.values():
+            self._waste(await task)
+
+    def _waste(self, rec: dict[str, Any]) -> None:
+        """Count the calls of a search whose result the sequential loop would not have."""
+        self.prog.model_calls += rec["model_calls"]
+        self.prog.wasted_calls += rec["model_calls"]
 
 
 def prepare_out_dir(out_dir: Path, run: RunConfig) -> None:
