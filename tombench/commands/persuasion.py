@@ -192,16 +192,16 @@ def evaluate(
 
     FILE is a JSON/JSONL file of CToMPersu-layout records, or `hub` for the released evaluation split.
     """
-    from tombench.generators.persuasion.evaluate import METRICS, evaluate_dataset, summarise
+    from tombench.generators.persuasion.evaluate import choose_metrics, evaluate_dataset, summarise, with_dialogues
 
-    chosen = list(METRICS) if metrics.strip() == "all" else [m.strip() for m in metrics.split(",") if m.strip()]
-    unknown = [m for m in chosen if m not in METRICS]
-    if unknown or not chosen:
-        raise UserError(f"--metrics: unknown {unknown or metrics!r}; choose from {', '.join(METRICS)}")
+    try:
+        chosen = choose_metrics(metrics)
+    except ValueError as e:
+        raise UserError(f"--metrics: {e}") from None
     if file != "hub" and not Path(file).is_file():
         raise UserError(f"no such file: {file} (or pass `hub` for the released evaluation split)")
     model = _model(judge, "grader", max_retries)
-    records = [r for r in _load(file, revision, data_file, limit, duplicates) if r.dialog]
+    records = with_dialogues(_load(file, revision, data_file, limit, duplicates))
     if not records:
         raise UserError(f"{file} holds no dialogues")
     with _progress() as progress:
@@ -211,24 +211,18 @@ def evaluate(
                              max_concurrent=max_concurrent, cache=cache, on_progress=lambda: progress.advance(bar)),
             "evaluation",
         )
-    s = summarise(judgements, chosen)
-    table = Table(title=f"Table 1 audit of {file}: {s.dialogues} dialogues, judge {judge}")
+    _print_table_one(summarise(judgements, chosen), chosen, f"Table 1 audit of {file}", judge)
+
+
+def _print_table_one(s: Any, metrics: list[str], title: str, judge: str) -> None:
+    """Table 1 of one audit, then the gap the paper reads from it (direct prompting minus causal-ToM success)."""
+    from tombench.generators.persuasion.evaluate import table_one_rows
+
+    table = Table(title=f"{title}: {s.dialogues} dialogues, judge {judge}")
     for col in ("metric", "value", "95% interval", "judged"):
         table.add_column(col, justify="left" if col == "metric" else "right")
-    for name in chosen:
-        e = s.metrics[name]
-        value = "-" if e.value is None else f"{e.value:.2f}"
-        interval = "-" if e.low is None or e.high is None else f"{e.low:.2f} - {e.high:.2f}"
-        table.add_row(_LABELS[name], value, interval, f"{e.n}/{s.dialogues}")
+    for row in table_one_rows(s, metrics):
+        table.add_row(*row)
     Console().print(table)
     if s.gap is not None:
         Console().print(f"direct prompting - causal ToM eval: {s.gap:.2f} points")
-
-
-_LABELS = {
-    "context_coherence": "Context-Coherence (1-5)",
-    "logical_coherence": "Logical-Coherence (1-5)",
-    "helpfulness": "Helpfulness (1-5)",
-    "direct": "Direct Prompting %",
-    "ctom": "Causal ToM Eval %",
-}

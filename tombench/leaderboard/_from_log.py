@@ -22,6 +22,7 @@ from tombench.kit.metrics import parse_breakdown
 
 from ._items import breakdown_intervals, compact, interval, items_digest, read_items, unclustered_interval
 from ._row import SCHEMA_VERSION, Breakdown, MetricValue, ResultRow, canonical_json, config_hash, utc_iso
+from ._stats import Interval
 
 #: Providers that run weights the user holds (so the weights are open, or at least local).
 _LOCAL_PROVIDERS = {"hf", "vllm", "sglang", "ollama", "llama-cpp-python", "llama_cpp_python", "transformer_lens",
@@ -115,6 +116,29 @@ def _metric_values(scores: list[Any]) -> dict[str, float]:
     return {name: float(m.value) for score in scores for name, m in score.metrics.items()}
 
 
+def _hub_identity(location: str | None, meta: dict[str, Any]) -> tuple[str, str | None] | None:
+    """The Hub id and revision a log names its data by: an `hf://datasets/...` location (the log's or metadata
+    `data`), or metadata `data` = a Hub id pinned to a resolved commit (an unpinned id could be a local path)."""
+    revision = meta.get("dataset_revision") or meta.get("revision")
+    for loc in (location, meta.get("data")):
+        match = _HF_URI.match(str(loc or ""))
+        if match:
+            return match.group(1), match.group(2) or revision
+    data = meta.get("data")
+    if isinstance(data, str) and _HUB_ID.match(data) and isinstance(revision, str) and _SHA.match(revision):
+        return data, revision
+    return None
+
+
+def _hub_provenance(meta: dict[str, Any]) -> tuple[str, str | None] | None:
+    """The Hub id and revision of a provenance record a task logged for its download
+    (`{"source": "hub", "repo": ..., "resolved_revision": ...}`)."""
+    for value in meta.values():
+        if isinstance(value, dict) and value.get("source") == "hub" and value.get("repo"):
+            return str(value["repo"]), value.get("resolved_revision") or value.get("revision")
+    return None
+
+
 def dataset_identity(dataset_name: str | None, location: str | None, meta: dict[str, Any],
                      task: str) -> tuple[str, str | None]:
     """(dataset id, revision) of the items a log evaluated.
@@ -127,62 +151,61 @@ def dataset_identity(dataset_name: str | None, location: str | None, meta: dict[
     """
     if meta.get("dataset_id"):
         return str(meta["dataset_id"]), meta.get("dataset_revision")
-    revision = meta.get("dataset_revision") or meta.get("revision")
-    for loc in (location, meta.get("data")):
-        match = _HF_URI.match(str(loc or ""))
-        if match:
-            return match.group(1), match.group(2) or revision
-    data = meta.get("data")
-    if isinstance(data, str) and _HUB_ID.match(data) and isinstance(revision, str) and _SHA.match(revision):
-        return data, revision
-    for value in meta.values():
-        if isinstance(value, dict) and value.get("source") == "hub" and value.get("repo"):
-            return str(value["repo"]), value.get("resolved_revision") or value.get("revision")
+    hub = _hub_identity(location, meta) or _hub_provenance(meta)
+    if hub is not None:
+        return hub
     name = dataset_name or task.removeprefix(TASK_PREFIX)
     return (f"{name}:{location}" if location else name), None
 
 
-def row_from_log(path: str | Path, overrides: RowOverrides | None = None) -> ResultRow:
-    """The leaderboard row of one finished tombench eval log (one log holds one task)."""
+def _rankable_log(path: str | Path) -> Any:
+    """The log of a finished tombench run, loaded without messages and events (a row needs neither).
+
+    The header is checked first, so a foreign, unfinished or unscored log is refused without reading its samples.
+    """
     from inspect_ai.log import read_eval_log
 
-    overrides = overrides or RowOverrides()
     header = read_eval_log(str(path), header_only=True)
     spec = header.eval
-    name = spec.task_registry_name or spec.task
     if not is_tombench_task(spec.task_registry_name, spec.packages):
+        name = spec.task_registry_name or spec.task
         raise LogError(f"{path}: task {name!r} is not a tombench task (only tasks registered as `tombench/...` by "
                        "the tombench package are ranked)")
     if header.status != "success":
         raise LogError(f"{path}: the eval did not finish (status {header.status!r}); only finished runs are ranked")
     if header.results is None or not header.results.scores:
         raise LogError(f"{path}: the log has no scores")
-    name = task_name(spec.task_registry_name, spec.task)
-    log = read_eval_log(str(path), resolve_attachments=True, exclude_fields={"messages", "events", "store"})
-    results = log.results
-    meta = dict(spec.metadata or {})
-    primary, metric_name = _headline(results)
-    metrics = {n: float(m.value) for n, m in primary.metrics.items()}
-    all_metrics = _metric_values(results.scores)
+    return read_eval_log(str(path), resolve_attachments=True, exclude_fields={"messages", "events", "store"})
 
-    provider = spec.model.split("/", 1)[0]
-    model_params = {k: v for k, v in (spec.model_args or {}).items() if v is not None}
-    # who played each model role; a task that resolves its roles (e.g. a persuadee defaulting to the model under
-    # test) records them in its metadata, which then wins over the roles given on the command line
-    model_roles = {k: str(v.get("model") if isinstance(v, dict) else v) for k, v in (meta.get("roles") or {}).items()}
-    model_roles = model_roles or {k: str(getattr(v, "model", v)) for k, v in (spec.model_roles or {}).items()}
-    # the effective decoding: the model's config, overridden by the plan's (task config merged with the CLI's),
-    # so a task that sets temperature 0 in its own GenerateConfig is reported as such
-    generate_config = spec.model_generate_config.model_dump(exclude_none=True)
-    if log.plan is not None:
-        generate_config.update(log.plan.config.model_dump(exclude_none=True))
-    model_revision = overrides.model_revision or model_params.get("revision") or meta.get("model_revision")
-    dataset_id, dataset_revision = dataset_identity(spec.dataset.name, spec.dataset.location, meta, name)
+
+def model_roles(spec: Any, meta: dict[str, Any]) -> dict[str, str]:
+    """Who played each model role.
+
+    A task that resolves its roles (e.g. a persuadee defaulting to the model under test) records them in its
+    metadata, which then wins over the roles given on the command line.
+    """
+    roles = {k: str(v.get("model") if isinstance(v, dict) else v) for k, v in (meta.get("roles") or {}).items()}
+    return roles or {k: str(getattr(v, "model", v)) for k, v in (spec.model_roles or {}).items()}
+
+
+def effective_generate_config(spec: Any, plan: Any) -> dict[str, Any]:
+    """The decoding the run really used: the model's config, overridden by the plan's (task config merged with the
+    CLI's), so a task that sets temperature 0 in its own GenerateConfig is reported as such."""
+    config = spec.model_generate_config.model_dump(exclude_none=True)
+    if plan is not None:
+        config.update(plan.config.model_dump(exclude_none=True))
+    return config
+
+
+def run_settings(spec: Any, *, task: str, dataset: tuple[str, str | None], model_revision: str | None,
+                 model_params: dict[str, Any], model_roles: dict[str, str], generate_config: dict[str, Any],
+                 epochs: int) -> dict[str, Any]:
+    """Every setting that shapes a run: two rows with equal settings are re-runs of one configuration (their
+    `config_hash`), so only the newest is ranked."""
     config = spec.config
-    epochs = config.epochs or 1
-    settings = {
-        "task": name, "task_version": str(spec.task_version),
-        "task_args": spec.task_args, "dataset_id": dataset_id, "dataset_revision": dataset_revision,
+    return {
+        "task": task, "task_version": str(spec.task_version),
+        "task_args": spec.task_args, "dataset_id": dataset[0], "dataset_revision": dataset[1],
         "model": spec.model, "model_revision": model_revision, "model_params": model_params,
         "model_roles": model_roles,
         "generate_config": generate_config, "epochs": epochs, "epochs_reducer": config.epochs_reducer,
@@ -191,44 +214,132 @@ def row_from_log(path: str | Path, overrides: RowOverrides | None = None) -> Res
         "message_limit": config.message_limit, "token_limit": config.token_limit,
     }
 
-    total, completed = results.total_samples, results.completed_samples
-    errored = sum(1 for s in log.samples or [] if s.error is not None)
+
+def _errored_samples(log: Any) -> int:
+    """Samples that ended in an error; a log written without samples can only tell it from its counts."""
     if not log.samples:
-        errored = max(0, total - completed)
+        return max(0, log.results.total_samples - log.results.completed_samples)
+    return sum(1 for s in log.samples if s.error is not None)
+
+
+def _intervals(items: list[Any], value: float, logged: list[Breakdown],
+               completed: int) -> tuple[Interval | None, list[Breakdown]]:
+    """The headline's interval and the breakdowns with theirs: from the per-sample scores (story-clustered) when
+    the log has them, else Wilson on the logged counts (no story adjustment possible)."""
+    if not items:
+        breakdowns = [replace(b, ci_low=bi.low, ci_high=bi.high) if (bi := unclustered_interval(b.value, b.n))
+                      else b for b in logged]
+        return unclustered_interval(value, completed), breakdowns
+    ci = interval(items)
+    if ci is not None and abs(ci.value - value) > 1e-9:
+        ci = None  # the headline is not the mean of the per-sample scores: no interval can be derived from them
+    return ci, breakdown_intervals(items, logged)
+
+
+def _suite_headline(meta: dict[str, Any], all_metrics: dict[str, float], completed: int) -> Breakdown | None:
+    """A suite task's own headline (tombench.tasks.suites, e.g. macro_f1, all_star) as a `headline` breakdown, so
+    the board shows it next to the accuracy it ranks by; None for tasks whose headline is accuracy."""
+    headline = meta.get("headline")
+    if not headline or headline == "accuracy" or headline not in all_metrics:
+        return None
+    lo, hi = all_metrics.get(f"{headline}_ci_low"), all_metrics.get(f"{headline}_ci_high")
+    spread = (hi - lo) / (2 * Z95) if lo is not None and hi is not None else None
+    return Breakdown("headline", str(headline), all_metrics[headline], spread, completed, ci_low=lo, ci_high=hi)
+
+
+def _other_metrics(results: Any, primary: Any, metric_name: str) -> list[MetricValue]:
+    """Every other scalar metric, so tasks with other headline metrics lose nothing (grouped `dimension=group`
+    entries are the breakdowns' business)."""
+    return [MetricValue(s.name, n, float(m.value)) for s in results.scores for n, m in s.metrics.items()
+            if "=" not in n and not (s is primary and n in (metric_name, "stderr"))]
+
+
+def _search_fields(all_metrics: dict[str, float], results: Any, meta: dict[str, Any]) -> dict[str, Any]:
+    """The live adversarial task's counts (settings filled, of how many, model calls): None for every other task.
+    They are metrics in newer logs and results metadata in older ones."""
+    model_calls = all_metrics.get("model_calls", (results.metadata or {}).get("model_calls"))
+    settings_filled = all_metrics.get("settings_filled", (results.metadata or {}).get("settings_filled"))
+    return {
+        "settings_filled": float(settings_filled) if settings_filled is not None else None,
+        "settings_total": int(meta["settings"]) if settings_filled is not None and meta.get("settings") else None,
+        "model_calls": int(model_calls) if model_calls is not None else None,
+    }
+
+
+def _interval_fields(ci: Interval | None, items: list[Any]) -> dict[str, Any]:
+    """The row's interval and per-item columns; story counts and the design effect exist only where the interval
+    came from the per-sample scores."""
+    from_items = bool(ci and items)
+    return {
+        "ci_low": ci.low if ci else None,
+        "ci_high": ci.high if ci else None,
+        "ci_method": ci.method if ci else None,
+        "stories": ci.stories if from_items else None,
+        "design_effect": round(ci.design_effect, 6) if from_items else None,
+        "items_digest": items_digest(items) if items else None,
+        "items": compact(items),
+    }
+
+
+def _token_fields(log: Any) -> dict[str, int]:
+    usage = list(log.stats.model_usage.values())
+    return {"input_tokens": sum(u.input_tokens for u in usage), "output_tokens": sum(u.output_tokens for u in usage),
+            "total_tokens": sum(u.total_tokens for u in usage)}
+
+
+def _open_weights(overrides: RowOverrides, meta: dict[str, Any], provider: str, base_url: str | None) -> bool | None:
+    """Whether the model's weights are open: the pusher's word, else the task's, else a guess from the provider."""
+    if overrides.open_weights is not None:
+        return overrides.open_weights
+    return meta.get("open_weights", guess_open_weights(provider, base_url))
+
+
+def _model_size_b(overrides: RowOverrides, meta: dict[str, Any], model: str) -> float | None:
+    """Parameters in billions: the pusher's word, else the task's, else a guess from the model name."""
+    size = overrides.model_size_b or meta.get("model_size_b") or guess_model_size_b(model)
+    return float(size) if size is not None else None
+
+
+def _submission_id(spec: Any) -> str:
+    """The run's date and a digest of what identifies it (eval, task, model): stable when the same log is pushed
+    again."""
+    digest = hashlib.sha256(f"{spec.eval_id}|{spec.task_id}|{spec.model}".encode()).hexdigest()[:12]
+    return f"{spec.created[:10].replace('-', '')}-{digest}"
+
+
+def row_from_log(path: str | Path, overrides: RowOverrides | None = None) -> ResultRow:
+    """The leaderboard row of one finished tombench eval log (one log holds one task)."""
+    overrides = overrides or RowOverrides()
+    log = _rankable_log(path)
+    spec, results = log.eval, log.results
+    name = task_name(spec.task_registry_name, spec.task)
+    meta = dict(spec.metadata or {})
+    primary, metric_name = _headline(results)
+    metrics = {n: float(m.value) for n, m in primary.metrics.items()}
+    all_metrics = _metric_values(results.scores)
+
+    provider = spec.model.split("/", 1)[0]
+    model_params = {k: v for k, v in (spec.model_args or {}).items() if v is not None}
+    roles = model_roles(spec, meta)
+    generate_config = effective_generate_config(spec, log.plan)
+    model_revision = overrides.model_revision or model_params.get("revision") or meta.get("model_revision")
+    dataset_id, dataset_revision = dataset_identity(spec.dataset.name, spec.dataset.location, meta, name)
+    epochs = spec.config.epochs or 1
+    settings = run_settings(spec, task=name, dataset=(dataset_id, dataset_revision), model_revision=model_revision,
+                            model_params=model_params, model_roles=roles, generate_config=generate_config,
+                            epochs=epochs)
+
+    completed = results.completed_samples
     value = metrics[metric_name]
     items = read_items(log, primary.name, primary.reducer)
     logged = [Breakdown(e.dimension, e.group, e.value, e.stderr, e.n) for e in parse_breakdown(metrics)]
-    if items:
-        ci = interval(items)
-        if ci is not None and abs(ci.value - value) > 1e-9:
-            ci = None  # the headline is not the mean of the per-sample scores: no interval can be derived from them
-        breakdowns = breakdown_intervals(items, logged)
-    else:  # a log written without samples: Wilson on the counts, no story adjustment possible
-        ci = unclustered_interval(value, completed)
-        breakdowns = [replace(b, ci_low=bi.low, ci_high=bi.high) if (bi := unclustered_interval(b.value, b.n))
-                      else b for b in logged]
-    headline = meta.get("headline")  # a suite task's own headline (tombench.tasks.suites), e.g. macro_f1, all_star
-    if headline and headline != "accuracy" and headline in all_metrics:
-        lo, hi = all_metrics.get(f"{headline}_ci_low"), all_metrics.get(f"{headline}_ci_high")
-        spread = (hi - lo) / (2 * Z95) if lo is not None and hi is not None else None
-        breakdowns.append(Breakdown("headline", str(headline), all_metrics[headline], spread, completed,
-                                    ci_low=lo, ci_high=hi))
-    usage = list(log.stats.model_usage.values())
-    model_calls = all_metrics.get("model_calls", (results.metadata or {}).get("model_calls"))
-    settings_filled = all_metrics.get("settings_filled", (results.metadata or {}).get("settings_filled"))
-    # every other scalar metric (grouped `dimension=group` entries are the breakdowns' business)
-    others = [MetricValue(s.name, n, float(m.value)) for s in results.scores for n, m in s.metrics.items()
-              if "=" not in n and not (s is primary and n in (metric_name, "stderr"))]
-
-    digest = hashlib.sha256(f"{spec.eval_id}|{spec.task_id}|{spec.model}".encode()).hexdigest()[:12]
-    open_weights = overrides.open_weights
-    if open_weights is None:
-        open_weights = meta.get("open_weights", guess_open_weights(provider, spec.model_base_url))
-    size = overrides.model_size_b or meta.get("model_size_b") or guess_model_size_b(spec.model)
+    ci, breakdowns = _intervals(items, value, logged, completed)
+    if (suite_headline := _suite_headline(meta, all_metrics, completed)) is not None:
+        breakdowns.append(suite_headline)
 
     return ResultRow(
         schema_version=SCHEMA_VERSION,
-        submission_id=f"{spec.created[:10].replace('-', '')}-{digest}",
+        submission_id=_submission_id(spec),
         created_at=utc_iso(spec.created),
         benchmark=str(meta.get("benchmark", PACKAGE)),
         package_version=meta.get("tombench_version") or spec.packages.get(PACKAGE),
@@ -241,8 +352,8 @@ def row_from_log(path: str | Path, overrides: RowOverrides | None = None) -> Res
         provider=provider,
         model_revision=model_revision,
         model_params=canonical_json(model_params),
-        open_weights=open_weights,
-        model_size_b=float(size) if size is not None else None,
+        open_weights=_open_weights(overrides, meta, provider, spec.model_base_url),
+        model_size_b=_model_size_b(overrides, meta, spec.model),
         temperature=generate_config.get("temperature"),
         max_tokens=generate_config.get("max_tokens"),
         seed=generate_config.get("seed"),
@@ -250,32 +361,22 @@ def row_from_log(path: str | Path, overrides: RowOverrides | None = None) -> Res
         harness="inspect-ai",
         harness_version=spec.packages.get("inspect_ai"),
         config_hash=config_hash(settings),
-        samples_total=total,
+        samples_total=results.total_samples,
         samples_completed=completed,
-        samples_errored=errored,
+        samples_errored=_errored_samples(log),
         metric=f"{primary.name}/{metric_name}",
         accuracy=value,
         stderr=metrics.get("stderr"),
-        ci_low=ci.low if ci else None,
-        ci_high=ci.high if ci else None,
         breakdowns=breakdowns,
-        input_tokens=sum(u.input_tokens for u in usage),
-        output_tokens=sum(u.output_tokens for u in usage),
-        total_tokens=sum(u.total_tokens for u in usage),
-        settings_filled=float(settings_filled) if settings_filled is not None else None,
-        settings_total=int(meta["settings"]) if settings_filled is not None and meta.get("settings") else None,
-        model_calls=int(model_calls) if model_calls is not None else None,
+        **_token_fields(log),
+        **_search_fields(all_metrics, results, meta),
         eval_id=spec.eval_id,
         run_id=spec.run_id,
         log_file=None,
         submitter=overrides.submitter,
         notes=overrides.notes,
-        ci_method=ci.method if ci else None,
-        stories=ci.stories if ci and items else None,
-        design_effect=round(ci.design_effect, 6) if ci and items else None,
-        items_digest=items_digest(items) if items else None,
-        items=compact(items),
+        **_interval_fields(ci, items),
         run_config=canonical_json(settings),
-        model_roles=canonical_json(model_roles),
-        other_metrics=others,
+        model_roles=canonical_json(roles),
+        other_metrics=_other_metrics(results, primary, metric_name),
     )

@@ -58,20 +58,20 @@ def _as_float(value: Any) -> float | None:
     return None if math.isnan(v) else float(v)
 
 
-def read_items(log: Any, scorer: str, reducer: str | None = None) -> list[Item]:
-    """The scored samples of `scorer` in a loaded log (with samples), one per sample id.
-
-    Samples with an error or without a score are left out (they are not in the logged metrics either). With
-    several epochs a sample's score is the log's reduced score for it, or the mean over its epochs.
-    """
-    reduced: dict[str, float] = {}
+def _reduced_scores(log: Any, scorer: str, reducer: str | None) -> dict[str, float]:
+    """{sample id: score} of the log's own reduction over epochs for `scorer` (the first that matches `reducer`),
+    so an item scores what Inspect's metric averaged; empty when the log has none."""
     for red in log.reductions or []:
         if red.scorer == scorer and (reducer is None or red.reducer == reducer):
-            for s in red.samples:
-                v = _as_float(s.value)
-                if v is not None and s.sample_id is not None:
-                    reduced[str(s.sample_id)] = v
-            break
+            return {str(s.sample_id): v for s in red.samples
+                    if (v := _as_float(s.value)) is not None and s.sample_id is not None}
+    return {}
+
+
+def _scored_samples(log: Any, scorer: str) -> tuple[dict[str, list[float]], dict[str, Any]]:
+    """({sample id: the score of each epoch}, {sample id: its first epoch}) of the samples `scorer` scored.
+
+    Samples with an error or without a score are left out: they are not in the logged metrics either."""
     per_sample: dict[str, list[float]] = {}
     first: dict[str, Any] = {}
     for sample in log.samples or []:
@@ -84,14 +84,25 @@ def read_items(log: Any, scorer: str, reducer: str | None = None) -> list[Item]:
         sid = str(sample.id)
         per_sample.setdefault(sid, []).append(v)
         first.setdefault(sid, sample)
-    items = []
-    for sid, values in per_sample.items():
-        sample = first[sid]
-        md = dict(sample.metadata or {})
-        story = md.get(STORY_KEY)
-        score = reduced.get(sid, sum(values) / len(values))
-        items.append(Item(item_key(sample.id, input_digest(sample.input)), None if story is None else str(story),
-                          score, md))
+    return per_sample, first
+
+
+def _item(sample: Any, score: float) -> Item:
+    """A sample as an item: keyed by what it asked, clustered by its story."""
+    md = dict(sample.metadata or {})
+    story = md.get(STORY_KEY)
+    return Item(item_key(sample.id, input_digest(sample.input)), None if story is None else str(story), score, md)
+
+
+def read_items(log: Any, scorer: str, reducer: str | None = None) -> list[Item]:
+    """The scored samples of `scorer` in a loaded log (with samples), one per sample id.
+
+    Samples with an error or without a score are left out (they are not in the logged metrics either). With
+    several epochs a sample's score is the log's reduced score for it, or the mean over its epochs.
+    """
+    reduced = _reduced_scores(log, scorer, reducer)
+    per_sample, first = _scored_samples(log, scorer)
+    items = [_item(first[sid], reduced.get(sid, sum(values) / len(values))) for sid, values in per_sample.items()]
     items.sort(key=lambda i: i.key)
     return items
 

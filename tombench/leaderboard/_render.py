@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from tombench.kit.intervals import wilson_interval
 
-from ._row import ResultRow
+from ._row import Breakdown, ResultRow
 from ._stats import Paired, paired_comparison
 
 #: Breakdown dimensions in the order the paper discusses them; others follow alphabetically.
@@ -198,52 +198,116 @@ def _paired_cell(p: Paired | None, nxt: ResultRow | None) -> Cell:
     return Cell(f"{100 * p.diff:+.1f} p={p.p_value:.2g}{mark}", p.p_value, detail)
 
 
-def _cells(row: ResultRow, rank: int, shared: bool, breakdown_cols: list[Column],
-           config_keys: Sequence[str] = ()) -> dict[str, Cell]:
+def _samples_text(row: ResultRow) -> str:
+    """Completed of total samples, the errored ones, and the stories when questions share them (fewer stories than
+    items: the interval is wider than the sample count suggests)."""
+    text = f"{row.samples_completed}/{row.samples_total}"
+    if row.samples_errored:
+        text += f" ({row.samples_errored} err)"
+    if row.stories is not None and row.stories < len(row.items.key):
+        text += f", {row.stories} stories"
+    return text
+
+
+def _headline_cells(row: ResultRow, rank: int, shared: bool) -> dict[str, Cell]:
+    """The ranking columns: rank, model, headline with its interval, samples, weights and size."""
     deff = f"; design effect {row.design_effect:.2f}" if row.design_effect is not None else ""
     low, high, method = interval(row)
-    cells = {
+    return {
         "rank": Cell(f"={rank}" if shared else str(rank), rank),
         "model": Cell(row.model, row.model.lower(),
                       f"provider {row.provider}; revision {row.model_revision or 'unknown'}; params {row.model_params}"),
         "accuracy": Cell(_pct(row.accuracy), row.accuracy, f"metric {row.metric}; logged stderr {_pct(row.stderr)}"),
         "ci": Cell(_ci_text(low, high), low, f"{method}{deff}"),
-        "n": Cell(f"{row.samples_completed}/{row.samples_total}"
-                  + (f" ({row.samples_errored} err)" if row.samples_errored else "")
-                  + (f", {row.stories} stories" if row.stories is not None and row.stories < len(row.items.key)
-                     else ""), row.samples_completed),
+        "n": Cell(_samples_text(row), row.samples_completed),
         "open_weights": _bool(row.open_weights),
         "size": Cell("?" if row.model_size_b is None else f"{row.model_size_b:g}B", row.model_size_b),
     }
-    groups = {f"{b.dimension}={b.group}": b for b in row.breakdowns}
-    for col in breakdown_cols:
-        b = groups.get(col.key)
-        if b is None:
-            cells[col.key] = Cell("–", None)
-        else:
-            n = "" if b.n is None else f" n={b.n}"
-            ci = "" if b.ci_low is None or b.ci_high is None else f" [{_ci_text(b.ci_low, b.ci_high)}]"
-            cells[col.key] = Cell(f"{_pct(b.value)}{ci}{n}", b.value,
-                                  f"95% CI {_ci_text(b.ci_low, b.ci_high)}; logged stderr {_pct(b.stderr)}{n}"
-                                  + (f"; {b.stories} stories" if b.stories is not None else ""))
-    cells["filled"] = _filled_cell(row)
-    cells["tokens"] = Cell(f"{row.total_tokens:,}", row.total_tokens,
-                           f"input {row.input_tokens:,}; output {row.output_tokens:,}")
+
+
+def _breakdown_cell(b: Breakdown | None) -> Cell:
+    """One group's value with its interval and n (a dash where the row does not report the group)."""
+    if b is None:
+        return Cell("–", None)
+    n = "" if b.n is None else f" n={b.n}"
+    ci = "" if b.ci_low is None or b.ci_high is None else f" [{_ci_text(b.ci_low, b.ci_high)}]"
+    stories = f"; {b.stories} stories" if b.stories is not None else ""
+    return Cell(f"{_pct(b.value)}{ci}{n}", b.value,
+                f"95% CI {_ci_text(b.ci_low, b.ci_high)}; logged stderr {_pct(b.stderr)}{n}{stories}")
+
+
+def _config_cell(row: ResultRow, config_keys: Sequence[str]) -> Cell:
+    """The settings that tell this row apart from the board's others (temperature and epochs when none differ);
+    the tooltip lists every setting."""
     settings = _settings(row)
     if config_keys:
         text = " ".join(f"{k}={_short(settings[k]) if k in settings else '–'}" for k in config_keys)
     else:
         text = f"T={row.temperature if row.temperature is not None else '?'} ep={row.epochs}"
-    cells["config"] = Cell(text, text, f"config {row.config_hash}; " + "; ".join(
+    return Cell(text, text, f"config {row.config_hash}; " + "; ".join(
         f"{k}={_short(v)}" for k, v in sorted(settings.items())))
-    cells["versions"] = Cell(
-        f"{row.benchmark} {row.package_version or '?'} / {row.harness} {row.harness_version or '?'}",
-        row.harness_version or "",
-        f"dataset {row.dataset_id} @ {row.dataset_revision or 'unpinned'}; eval {row.eval_id}; run {row.run_id}")
-    cells["submitted"] = Cell(row.created_at[:10], row.created_at,
-                              f"{row.submission_id} by {row.submitter or 'unknown'}" + (
-                                  f"; {row.notes}" if row.notes else ""))
+
+
+def _provenance_cells(row: ResultRow) -> dict[str, Cell]:
+    """Where the number comes from: package and harness versions, dataset, eval, and who submitted it when."""
+    return {
+        "versions": Cell(
+            f"{row.benchmark} {row.package_version or '?'} / {row.harness} {row.harness_version or '?'}",
+            row.harness_version or "",
+            f"dataset {row.dataset_id} @ {row.dataset_revision or 'unpinned'}; eval {row.eval_id}; run {row.run_id}"),
+        "submitted": Cell(row.created_at[:10], row.created_at,
+                          f"{row.submission_id} by {row.submitter or 'unknown'}"
+                          + (f"; {row.notes}" if row.notes else "")),
+    }
+
+
+def _cells(row: ResultRow, rank: int, shared: bool, breakdown_cols: list[Column],
+           config_keys: Sequence[str] = ()) -> dict[str, Cell]:
+    cells = _headline_cells(row, rank, shared)
+    groups = {f"{b.dimension}={b.group}": b for b in row.breakdowns}
+    for col in breakdown_cols:
+        cells[col.key] = _breakdown_cell(groups.get(col.key))
+    cells["filled"] = _filled_cell(row)
+    cells["tokens"] = Cell(f"{row.total_tokens:,}", row.total_tokens,
+                           f"input {row.input_tokens:,}; output {row.output_tokens:,}")
+    cells["config"] = _config_cell(row, config_keys)
+    cells.update(_provenance_cells(row))
     return cells
+
+
+def _breakdown_columns(rows: Sequence[ResultRow], dimensions: Sequence[str] | None) -> list[Column]:
+    """One column per (dimension, group) any row reports, dimensions in the paper's order (or only those asked)."""
+    keys = sorted({(b.dimension, b.group) for r in rows for b in r.breakdowns
+                   if dimensions is None or b.dimension in dimensions},
+                  key=lambda k: (_dim_key(k[0]), k[1]))
+    return [Column(f"{d}={g}", f"{d}: {g}", "num", breakdown=True) for d, g in keys]
+
+
+def _columns(rows: Sequence[ResultRow], breakdown_cols: list[Column]) -> list[Column]:
+    """The board's columns: ranking first, then the breakdowns, the search's columns only where a row has them,
+    then cost and provenance."""
+    columns = [Column("rank", "Rank", "num"), Column("model", "Model"), Column("accuracy", "Accuracy %", "num"),
+               Column("ci", "95% CI", "num"), Column("vs_next", "vs next", "num"), Column("n", "Samples", "num"),
+               Column("config", "Config"), Column("open_weights", "Open", "text"), Column("size", "Size", "num"),
+               *breakdown_cols]
+    if any(r.settings_filled is not None or r.model_calls is not None for r in rows):
+        columns.append(Column("filled", "Settings filled %", "num"))
+    return columns + [Column("tokens", "Tokens", "num"), Column("versions", "Versions"),
+                      Column("submitted", "Submitted")]
+
+
+def _entries(rows: Sequence[ResultRow], breakdown_cols: list[Column]) -> list[Entry]:
+    """The ranked rows (sorted best first) with their cells, each paired against the next row."""
+    ranks = shared_ranks(rows)
+    config_keys = differing_settings(rows)
+    entries = []
+    for i, (r, k) in enumerate(zip(rows, ranks, strict=True)):
+        nxt = rows[i + 1] if i + 1 < len(rows) else None
+        paired = compare(r, nxt) if nxt is not None else None
+        cells = _cells(r, k, ranks.count(k) > 1, breakdown_cols, config_keys)
+        cells["vs_next"] = _paired_cell(paired, nxt)
+        entries.append(Entry(r, k, ranks.count(k) > 1, cells, paired))
+    return entries
 
 
 def build_view(rows: Iterable[ResultRow], *, history: bool = False,
@@ -261,29 +325,9 @@ def build_view(rows: Iterable[ResultRow], *, history: bool = False,
     boards = []
     for (bench, task, version), task_rows in sorted(tasks.items()):
         task_rows.sort(key=lambda r: (-r.accuracy, -_bounds(r)[0], r.model, r.submission_id))
-        ranks = shared_ranks(task_rows)
-        config_keys = differing_settings(task_rows)
-        keys = sorted({(b.dimension, b.group) for r in task_rows for b in r.breakdowns
-                       if dimensions is None or b.dimension in dimensions},
-                      key=lambda k: (_dim_key(k[0]), k[1]))
-        bcols = [Column(f"{d}={g}", f"{d}: {g}", "num", breakdown=True) for d, g in keys]
-        columns = [Column("rank", "Rank", "num"), Column("model", "Model"), Column("accuracy", "Accuracy %", "num"),
-                   Column("ci", "95% CI", "num"), Column("vs_next", "vs next", "num"), Column("n", "Samples", "num"),
-                   Column("config", "Config"), Column("open_weights", "Open", "text"), Column("size", "Size", "num"),
-                   *bcols]
-        if any(r.settings_filled is not None or r.model_calls is not None for r in task_rows):
-            columns.append(Column("filled", "Settings filled %", "num"))
-        columns += [Column("tokens", "Tokens", "num"), Column("versions", "Versions"),
-                    Column("submitted", "Submitted")]
-        entries = []
-        for i, (r, k) in enumerate(zip(task_rows, ranks, strict=True)):
-            nxt = task_rows[i + 1] if i + 1 < len(task_rows) else None
-            paired = compare(r, nxt) if nxt is not None else None
-            cells = _cells(r, k, ranks.count(k) > 1, bcols, config_keys)
-            cells["vs_next"] = _paired_cell(paired, nxt)
-            entries.append(Entry(r, k, ranks.count(k) > 1, cells, paired))
+        bcols = _breakdown_columns(task_rows, dimensions)
         hidden = sum(1 for o in older if (o.benchmark, o.task, o.task_version) == (bench, task, version))
-        boards.append(Board(bench, task, version, columns, entries, hidden))
+        boards.append(Board(bench, task, version, _columns(task_rows, bcols), _entries(task_rows, bcols), hidden))
     return View(boards)
 
 
@@ -317,41 +361,52 @@ _TERMINAL_MIN = {"rank": 4, "model": 24, "accuracy": 8, "ci": 11, "vs_next": 17,
 
 def _terminal(view: View, title: str):
     from rich.console import Group
-    from rich.table import Table
     from rich.text import Text
 
     if not view.boards:
         return Text("no results yet")
-    tables = []
-    for b in view.boards:
-        # A terminal is narrow: one column per breakdown *dimension*, one line per group inside the cell.
-        dims: dict[str, list[Column]] = {}
-        for c in b.columns:
-            if c.breakdown:
-                dims.setdefault(c.key.split("=", 1)[0], []).append(c)
-        t = Table(title=f"{title}: {b.task} v{b.task_version}", caption=_board_caption(b), show_lines=True)
-        layout: list[tuple[str, list[Column]]] = []
-        for c in b.columns:
-            if not c.breakdown:
-                layout.append((c.title, [c]))
-                # the ranking columns keep their width; the breakdowns wrap instead of squeezing them out of sight
-                widest = max([len(c.title)] + [len(e.cells[c.key].text) for e in b.entries])
-                t.add_column(c.title, justify="right" if c.kind == "num" else "left", overflow="fold",
-                             min_width=min(widest, _TERMINAL_MIN.get(c.key, 8)))
-            elif c is dims[c.key.split("=", 1)[0]][0]:
-                dim = c.key.split("=", 1)[0]
-                layout.append((dim, dims[dim]))
-                t.add_column(dim, justify="right", style="cyan", overflow="fold", min_width=12)
-        for e in b.entries:
-            cells = []
-            for _, cols in layout:
-                if len(cols) == 1 and not cols[0].breakdown:
-                    cells.append(Text(e.cells[cols[0].key].text))
-                else:
-                    cells.append(Text("\n".join(f"{c.key.split('=', 1)[1]}: {e.cells[c.key].text}" for c in cols)))
-            t.add_row(*cells)
-        tables.append(t)
-    return Group(*tables)
+    return Group(*(_terminal_table(b, title) for b in view.boards))
+
+
+def _terminal_table(b: Board, title: str):
+    """One board as a rich table. A terminal is narrow: one column per breakdown *dimension*, one line per group
+    inside the cell."""
+    from rich.table import Table
+    from rich.text import Text
+
+    t = Table(title=f"{title}: {b.task} v{b.task_version}", caption=_board_caption(b), show_lines=True)
+    layout = _terminal_layout(b, t)
+    for e in b.entries:
+        cells = []
+        for cols in layout:
+            if len(cols) == 1 and not cols[0].breakdown:
+                cells.append(Text(e.cells[cols[0].key].text))
+            else:
+                cells.append(Text("\n".join(f"{c.key.split('=', 1)[1]}: {e.cells[c.key].text}" for c in cols)))
+        t.add_row(*cells)
+    return t
+
+
+def _terminal_layout(b: Board, t: Any) -> list[list[Column]]:
+    """Add the board's terminal columns to table `t`; returns the board's columns each of them shows (one ranking
+    column, or every group of one breakdown dimension)."""
+    dims: dict[str, list[Column]] = {}
+    for c in b.columns:
+        if c.breakdown:
+            dims.setdefault(c.key.split("=", 1)[0], []).append(c)
+    layout: list[list[Column]] = []
+    for c in b.columns:
+        if not c.breakdown:
+            layout.append([c])
+            # the ranking columns keep their width; the breakdowns wrap instead of squeezing them out of sight
+            widest = max([len(c.title)] + [len(e.cells[c.key].text) for e in b.entries])
+            t.add_column(c.title, justify="right" if c.kind == "num" else "left", overflow="fold",
+                         min_width=min(widest, _TERMINAL_MIN.get(c.key, 8)))
+        elif c is dims[c.key.split("=", 1)[0]][0]:
+            dim = c.key.split("=", 1)[0]
+            layout.append(dims[dim])
+            t.add_column(dim, justify="right", style="cyan", overflow="fold", min_width=12)
+    return layout
 
 
 _MD_SPECIAL = str.maketrans({c: f"\\{c}" for c in "\\|*_`<>[]#"})

@@ -60,7 +60,26 @@ class SuiteResult:
     groups: list[GroupCell] = field(default_factory=list)
 
 
+def _headline_interval(metrics: dict[str, float], headline: str, n: int) -> tuple[float, float]:
+    """The scorer's own interval of the headline when it logged one (bootstrap or Wilson), else Wilson on the value
+    and the number of scored items, so a 0% or 100% cell still has a width."""
+    if f"{headline}_ci_low" in metrics and f"{headline}_ci_high" in metrics:
+        return metrics[f"{headline}_ci_low"], metrics[f"{headline}_ci_high"]
+    return wilson_interval(metrics[headline] * n, n)
+
+
+def _group_cells(metrics: dict[str, float], wanted: set[str]) -> list[GroupCell]:
+    """The breakdown groups of the suite's headline dimensions (those with items), each with its Wilson interval."""
+    groups = []
+    for e in parse_breakdown(metrics):
+        if e.dimension in wanted and e.n:
+            g_lo, g_hi = wilson_interval(e.value * e.n, e.n)
+            groups.append(GroupCell(e.dimension, e.group, e.value, e.n, g_lo, g_hi))
+    return groups
+
+
 def _result(path: Path) -> SuiteResult | None:
+    """The suite result of one log; None for a log that is not a finished suite run reporting its headline."""
     from inspect_ai.log import read_eval_log
 
     log = read_eval_log(str(path), header_only=True)
@@ -73,22 +92,12 @@ def _result(path: Path) -> SuiteResult | None:
     if headline not in metrics:
         return None
     n = int(log.results.completed_samples or log.results.total_samples or 0)
-    value = metrics[headline]
-    if f"{headline}_ci_low" in metrics and f"{headline}_ci_high" in metrics:
-        lo, hi = metrics[f"{headline}_ci_low"], metrics[f"{headline}_ci_high"]
-    else:
-        lo, hi = wilson_interval(value * n, n)
-    wanted = set(meta.get("headline_groups") or ())
-    groups = []
-    for e in parse_breakdown(metrics):
-        if e.dimension in wanted and e.n:
-            g_lo, g_hi = wilson_interval(e.value * e.n, e.n)
-            groups.append(GroupCell(e.dimension, e.group, e.value, e.n, g_lo, g_hi))
+    lo, hi = _headline_interval(metrics, headline, n)
     chance = meta.get("chance")
     return SuiteResult(
-        model=log.eval.model, suite=str(suite), headline=headline, value=value, ci_low=lo, ci_high=hi, n=n,
-        chance=float(chance) if chance is not None else None, created=log.eval.created, log=str(path),
-        groups=groups,
+        model=log.eval.model, suite=str(suite), headline=headline, value=metrics[headline], ci_low=lo, ci_high=hi,
+        n=n, chance=float(chance) if chance is not None else None, created=log.eval.created, log=str(path),
+        groups=_group_cells(metrics, set(meta.get("headline_groups") or ())),
     )
 
 
@@ -112,30 +121,55 @@ def _fmt(value: float, lo: float, hi: float, headline: str) -> str:
     return f"{100 * value:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]"
 
 
+def _suites(results: list[SuiteResult]) -> list[str]:
+    """The suites present, the known ones in the papers' column order, then any other alphabetically."""
+    suites = [s for s in SUITE_LABELS if any(r.suite == s for r in results)]
+    return suites + sorted({r.suite for r in results} - set(suites))
+
+
+def _column_title(suite: str, headline: str) -> str:
+    return f"{SUITE_LABELS.get(suite, suite)} ({_METRIC_LABELS.get(headline, headline)})"
+
+
+def _chance_row(results: list[SuiteResult], suites: list[str]) -> list[str] | None:
+    """Each suite's chance level, where its results agree on one and the headline is accuracy (a chance macro-F1
+    or All* is not a level the task records); None when no suite has one."""
+    row = ["chance"]
+    for s in suites:
+        levels = {r.chance for r in results if r.suite == s and r.chance is not None and r.headline == "accuracy"}
+        row.append(f"{100 * levels.pop():.1f}" if len(levels) == 1 else "–")
+    return row if any(c != "–" for c in row[1:]) else None
+
+
 def suites_table(results: list[SuiteResult]) -> ReportTable:
     """Models x suites: each cell the suite's headline with its 95% interval (percent, macro-F1 as a fraction)."""
-    suites = [s for s in SUITE_LABELS if any(r.suite == s for r in results)]
-    suites += sorted({r.suite for r in results} - set(suites))
+    suites = _suites(results)
     headline = {s: next(r.headline for r in results if r.suite == s) for s in suites}
-    columns = ["model"] + [
-        f"{SUITE_LABELS.get(s, s)} ({_METRIC_LABELS.get(headline[s], headline[s])})" for s in suites
-    ]
+    columns = ["model"] + [_column_title(s, headline[s]) for s in suites]
     by = {(r.model, r.suite): r for r in results}
     rows = []
     for model in sorted({r.model for r in results}):
-        row = [model]
-        for s in suites:
-            r = by.get((model, s))
-            row.append("–" if r is None else _fmt(r.value, r.ci_low, r.ci_high, r.headline))
-        rows.append(row)
-    chance_row = ["chance"]
-    for s in suites:
-        levels = {r.chance for r in results if r.suite == s and r.chance is not None and r.headline == "accuracy"}
-        chance_row.append(f"{100 * levels.pop():.1f}" if len(levels) == 1 else "–")
-    if any(c != "–" for c in chance_row[1:]):
-        rows.append(chance_row)
+        cells = [by.get((model, s)) for s in suites]
+        rows.append([model] + ["–" if r is None else _fmt(r.value, r.ci_low, r.ci_high, r.headline) for r in cells])
+    if (chance := _chance_row(results, suites)) is not None:
+        rows.append(chance)
     return ReportTable("Established ToM suites: headline per suite, 95% intervals (ExploreToM Table 3 shape)",
                        columns, rows)
+
+
+def _group_text(cell: GroupCell | None) -> str:
+    return "–" if cell is None else f"{_fmt(cell.value, cell.ci_low, cell.ci_high, 'accuracy')} n={cell.n}"
+
+
+def _groups_table(suite: str, results: list[SuiteResult]) -> ReportTable:
+    """One suite's table: a row per model, a column per group any model reports."""
+    keys = sorted({(g.dimension, g.group) for r in results for g in r.groups})
+    rows = []
+    for r in results:
+        cells = {(g.dimension, g.group): g for g in r.groups}
+        rows.append([r.model] + [_group_text(cells.get(key)) for key in keys])
+    return ReportTable(f"{SUITE_LABELS[suite]}: accuracy per group (95% Wilson intervals)",
+                       ["model"] + [f"{d}={g}" for d, g in keys], rows)
 
 
 def suite_groups_tables(results: list[SuiteResult]) -> list[ReportTable]:
@@ -143,16 +177,6 @@ def suite_groups_tables(results: list[SuiteResult]) -> list[ReportTable]:
     tables = []
     for suite in [s for s in SUITE_LABELS if any(r.suite == s for r in results)]:
         rs = [r for r in results if r.suite == suite and r.groups]
-        if not rs:
-            continue
-        keys = sorted({(g.dimension, g.group) for r in rs for g in r.groups})
-        columns = ["model"] + [f"{d}={g}" for d, g in keys]
-        rows = []
-        for r in rs:
-            cells = {(g.dimension, g.group): g for g in r.groups}
-            rows.append([r.model] + [
-                "–" if (k := cells.get(key)) is None else f"{_fmt(k.value, k.ci_low, k.ci_high, 'accuracy')} n={k.n}"
-                for key in keys
-            ])
-        tables.append(ReportTable(f"{SUITE_LABELS[suite]}: accuracy per group (95% Wilson intervals)", columns, rows))
+        if rs:
+            tables.append(_groups_table(suite, rs))
     return tables

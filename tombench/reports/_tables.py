@@ -126,26 +126,38 @@ def per_action_set_table(recs: Sequence[SampleRecord]) -> ReportTable:
     return ReportTable("Table 1: first-order accuracy per action set (95% Wilson interval, n questions)", header, rows)
 
 
+def _interesting_cells(sel: Sequence[SampleRecord]) -> list[str]:
+    """Accuracy on the interesting questions, on the others, and the share that is interesting."""
+    inter = [r for r in sel if r.interesting]
+    share = f"{len(inter) / len(sel):.0%}" if sel else "–"
+    return [_fmt(_cell(inter)), _fmt(_cell([r for r in sel if not r.interesting])), share]
+
+
+def _interesting_row(label: list[str], selections: Sequence[Sequence[SampleRecord]]) -> list[str]:
+    """A Table 6 row: its label, then the interesting-question cells of each column's selection."""
+    return label + [x for sel in selections for x in _interesting_cells(sel)]
+
+
+def _interesting_by_action_set(fo: Sequence[SampleRecord], cols: list[Column]) -> list[list[str]]:
+    """Table 6's body: a row per action set x asymmetry, only where some column has questions of it."""
+    g = _group(fo, lambda r: (r.model, r.task, r.action_set, bool(r.asymmetric)))
+    rows = []
+    for s in _action_sets(fo):
+        for a in (False, True):
+            if any(g.get((*c, s, a)) for c in cols):
+                rows.append(_interesting_row([s, "✓" if a else "✗"], [g.get((*c, s, a), []) for c in cols]))
+    return rows
+
+
 def interesting_table(recs: Sequence[SampleRecord]) -> ReportTable:
     """Paper Table 6: per action set x asymmetry, first-order accuracy on interesting and uninteresting questions."""
     fo = [r for r in _first_order(recs) if r.interesting is not None]
     cols = _columns(fo)
     header = ["action set", "asymmetric"] + [f"{_label(c)} {v}" for c in cols
                                              for v in ("acc. int.", "acc. ¬int.", "% int.")]
-
-    def cells(sel: Sequence[SampleRecord]) -> list[str]:
-        inter = [r for r in sel if r.interesting]
-        share = f"{len(inter) / len(sel):.0%}" if sel else "–"
-        return [_fmt(_cell(inter)), _fmt(_cell([r for r in sel if not r.interesting])), share]
-
-    g = _group(fo, lambda r: (r.model, r.task, r.action_set, bool(r.asymmetric)))
-    rows = []
-    for s in _action_sets(fo):
-        for a in (False, True):
-            if any(g.get((*c, s, a)) for c in cols):
-                rows.append([s, "✓" if a else "✗"] + [x for c in cols for x in cells(g.get((*c, s, a), []))])
+    rows = _interesting_by_action_set(fo, cols)
     if rows:
-        rows.append(["total", "—"] + [x for c in cols for x in cells([r for r in fo if (r.model, r.task) == c])])
+        rows.append(_interesting_row(["total", "—"], [[r for r in fo if (r.model, r.task) == c] for c in cols]))
     return ReportTable("Table 6: first-order accuracy on interesting vs uninteresting questions", header, rows)
 
 

@@ -34,6 +34,10 @@ __all__ = [
     "judge_record",
     "evaluate_dataset",
     "summarise",
+    "METRIC_LABELS",
+    "choose_metrics",
+    "with_dialogues",
+    "table_one_rows",
 ]
 
 #: Table 1's rows, in the paper's order: three 1-5 ratings, then two success rates.
@@ -169,3 +173,42 @@ def summarise(judgements: Sequence[DialogueJudgement], metrics: Sequence[str] = 
         values = [getattr(j, name) for j in judgements if getattr(j, name) is not None]
         out[name] = _rate(values) if name in ("direct", "ctom") else _mean(values)
     return EvaluationSummary(len(judgements), out)
+
+
+# --- the audit as the command runs it: which metrics, which records, Table 1's rows --------------------------------
+#: Table 1's row labels.
+METRIC_LABELS: dict[str, str] = {
+    "context_coherence": "Context-Coherence (1-5)",
+    "logical_coherence": "Logical-Coherence (1-5)",
+    "helpfulness": "Helpfulness (1-5)",
+    "direct": "Direct Prompting %",
+    "ctom": "Causal ToM Eval %",
+}
+
+
+def choose_metrics(spec: str) -> list[str]:
+    """The metrics a comma-separated list names (`all`: every Table 1 metric, in the paper's order).
+
+    Raises ValueError naming the unknown ones, so a typo fails before any judge call is paid for."""
+    chosen = list(METRICS) if spec.strip() == "all" else [m.strip() for m in spec.split(",") if m.strip()]
+    unknown = [m for m in chosen if m not in METRICS]
+    if unknown or not chosen:
+        raise ValueError(f"unknown {unknown or spec!r}; choose from {', '.join(METRICS)}")
+    return chosen
+
+
+def with_dialogues(records: Sequence[PersuasionRecord]) -> list[PersuasionRecord]:
+    """The records that hold a dialogue: only they can be judged (a scenario-only record has nothing to rate)."""
+    return [r for r in records if r.dialog]
+
+
+def table_one_rows(summary: EvaluationSummary, metrics: Sequence[str]) -> list[tuple[str, str, str, str]]:
+    """(label, value, 95% interval, judged of dialogues) per metric, as Table 1 prints them ("-" where no verdict
+    could be read)."""
+    rows = []
+    for name in metrics:
+        e = summary.metrics[name]
+        value = "-" if e.value is None else f"{e.value:.2f}"
+        interval = "-" if e.low is None or e.high is None else f"{e.low:.2f} - {e.high:.2f}"
+        rows.append((METRIC_LABELS[name], value, interval, f"{e.n}/{summary.dialogues}"))
+    return rows
