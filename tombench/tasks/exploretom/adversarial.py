@@ -18,7 +18,7 @@ dropped: `search_outcome` scores the share of the requested stories found, and i
 of settings where all of them were (the paper's fill, as `tombench search` and `benchmarks/bench_search.py` count it).
 
 `mode=improved` is the mode `tombench search` and `benchmarks/bench_search.py` measure: one search sample per
-*setting* runs the runner's per-setting loop (`search_runner.search_setting`: the setting budget stories x budget,
+*setting* runs the runner's per-setting loop (`search.runner.search_setting`: the setting budget stories x budget,
 expand width 4, the setting's distinct slot contexts, its N hardest distinct stories kept), and every question of
 each kept story becomes a scored sample. `mode=paper` keeps the paper's one search per story slot.
 """

@@ -27,7 +27,7 @@ def suite_metadata(
 
     `headline` names a metric of the log ("accuracy", "macro_f1", ...); `groups` the breakdown dimensions that form
     the suite's own table; `chance` the expected accuracy of a uniform guess (mean of 1/k over the items run; None
-    for free-form answers); `provenance` comes from `_data.fetch`; `records` is the number of items read from the
+    for free-form answers); `provenance` comes from `tombench.kit.pinning.fetch`; `records` is the number of items read from the
     file (before any filter), `extra` anything suite-specific (protocol, prompting, filters).
     """
     if suite not in SUITES:
