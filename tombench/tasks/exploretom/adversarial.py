@@ -35,6 +35,7 @@ from inspect_ai.model import ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from tombench.dsl import ACTION_SETS, Setting, derive_seed
+from tombench.generators.exploretom.search.run_options import ASYMMETRY
 from tombench.kit.errors import OptionError
 from tombench.kit.options import MAX_MOVES, check_float, check_int, check_ints, people_limit, rooms_limit
 from tombench.scorers.exploretom import SEARCH_KIND, adversarial_answer, search_outcome
@@ -42,8 +43,6 @@ from tombench.scorers.story_questions import matcher_check, validate_check
 from tombench.tasks.story_questions import TOM_CONFIG, story_samples, tom_solver
 
 __all__ = ["exploretom_adversarial", "adversarial_solver"]
-
-_ASYM = {"plain": ("",), "asymmetric": ("+asymmetric",), "both": ("", "+asymmetric")}
 
 
 def _as_list(value: Any, cast: type) -> list:
@@ -62,9 +61,9 @@ def adversarial_settings(
     bad = [s for s in sets if s.removesuffix("+asymmetric") not in ACTION_SETS]
     if bad:
         raise OptionError(f"Invalid action_sets value(s): {bad}. Must be one of: {list(ACTION_SETS)} or 'all-sets'")
-    if asymmetric not in _ASYM:
-        raise OptionError(f"Invalid asymmetric value: {asymmetric!r}. Must be one of: {list(_ASYM)}")
-    types = list(dict.fromkeys(s.removesuffix("+asymmetric") + x for s in sets for x in _ASYM[asymmetric]))
+    if asymmetric not in ASYMMETRY:
+        raise OptionError(f"Invalid asymmetric value: {asymmetric!r}. Must be one of: {list(ASYMMETRY)}")
+    types = list(dict.fromkeys(s.removesuffix("+asymmetric") + x for s in sets for x in ASYMMETRY[asymmetric]))
     ps, ms = _as_list(people, int), _as_list(moves, int)
     if not ps or not ms or min(ps + ms) < 1:
         raise OptionError("people and moves must be positive integers")
