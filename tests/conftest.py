@@ -77,3 +77,23 @@ def local_model_server() -> Iterator[LocalServer]:
         except ServerStartError as exc:
             pytest.fail(f"{exc}\n{exc.log_tail}", pytrace=False)
         yield server
+
+
+# --- the local Hub look-alike, shared by the kit's Hub writer tests and the leaderboard's -------------------------
+@pytest.fixture(scope="session")
+def hub() -> Iterator[object]:
+    """One local Hub look-alike for the session (tests/leaderboard/hub_server.py): real huggingface_hub calls,
+    no network."""
+    from tests.leaderboard.hub_server import HubTestServer
+
+    with HubTestServer() as server:
+        yield server
+
+
+@pytest.fixture
+def isolated_hf(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: ANN001
+    """Never touch the real Hugging Face cache or token."""
+    monkeypatch.setattr(huggingface_hub.constants, "HF_HUB_CACHE", str(tmp_path / "hf" / "hub"))
+    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+    monkeypatch.delenv("HF_TOKEN", raising=False)
+

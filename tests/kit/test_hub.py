@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,20 +19,9 @@ from tombench.kit.hub import HubConflict, HubError, HubRepo, HubTimeout, folder_
 TOKEN = "hf_test_token"
 
 
-@pytest.fixture(scope="module")
-def hub() -> Iterator[HubTestServer]:
-    with HubTestServer() as server:
-        yield server
-
-
 @pytest.fixture(autouse=True)
-def _isolated_hf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Never touch the real Hugging Face cache or token."""
-    import huggingface_hub.constants as constants
-
-    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hf" / "hub"))
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
-    monkeypatch.delenv("HF_TOKEN", raising=False)
+def _isolated(isolated_hf: None) -> None:
+    """Every test here on a throwaway Hugging Face home (tests/conftest.py)."""
 
 
 def _repo(hub: HubTestServer, **kw: object) -> HubRepo:

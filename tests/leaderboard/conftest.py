@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from .hub_server import HubTestServer
 from .tiny_task import make_log
 
 
@@ -24,18 +22,7 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     }
 
 
-@pytest.fixture(scope="session")
-def hub() -> Iterator[HubTestServer]:
-    with HubTestServer() as server:
-        yield server
-
-
 @pytest.fixture(autouse=True)
-def _isolated_hf(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Never touch the real Hugging Face cache, token or the user's leaderboard folders."""
-    import huggingface_hub.constants as constants
-
-    monkeypatch.setattr(constants, "HF_HUB_CACHE", str(tmp_path / "hf" / "hub"))
-    monkeypatch.setenv("HF_HOME", str(tmp_path / "hf"))
+def _isolated_hf(isolated_hf: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Never touch the real Hugging Face cache, token (tests/conftest.py) or the user's leaderboard folders."""
     monkeypatch.setenv("TOMBENCH_LEADERBOARD_HOME", str(tmp_path / "boards"))
-    monkeypatch.delenv("HF_TOKEN", raising=False)

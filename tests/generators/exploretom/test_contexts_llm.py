@@ -26,8 +26,8 @@ from tombench.generators.exploretom.contexts import (
     parse_context_answer,
     parse_list,
     parse_state_change_candidates,
-    parse_yes_no,
 )
+from tombench.kit.replies import read_yes_no
 
 SPEC = ContextSpec(people=3, containers=3, topics=3, state_candidates=4)
 
@@ -168,8 +168,8 @@ def run(script: Script, out: Path, n: int, **kwargs: object) -> GenerationReport
         ("Not sure, yes", None),
     ],
 )
-def test_parse_yes_no(text: str, verdict: bool | None) -> None:
-    assert parse_yes_no(text) is verdict
+def test_the_judges_yes_no_is_read_by_the_kit(text: str, verdict: bool | None) -> None:
+    assert read_yes_no(text) is verdict
 
 
 def test_extract_json_skips_prose_fences_and_braces() -> None:

@@ -44,8 +44,7 @@ from tombench.generators.exploretom.context_prompts import (
     state_changes_prompt,
 )
 from tombench.kit.calls import Asker, MalformedOutput, make_asker
-from tombench.kit.replies import find_json
-from tombench.kit.replies import read_yes_no as parse_yes_no
+from tombench.kit.replies import find_json, read_yes_no
 
 __all__ = [
     "BANK_RESOURCE",
@@ -448,7 +447,7 @@ def _last_attempt(out: Path, existing: Sequence[Context], id_prefix: str) -> int
 
 
 async def _judge(ask: Callable[[str], Awaitable[str]], prompt: str, what: str) -> None:
-    verdict = parse_yes_no(await ask(prompt))
+    verdict = read_yes_no(await ask(prompt))
     if verdict is None:
         raise _Rejected("judge_unclear", f"judge gave no yes/no on {what}")
     if not verdict:
@@ -474,8 +473,8 @@ async def _state_changes(
     visibility: dict[str, bool] = {}
     for cand in candidates:
         sentence = cand["text"].replace("{object}", obj).replace("{person}", "Someone")
-        plausible = parse_yes_no(await judge(judge_plausible_change_prompt(setting, obj, sentence)))
-        visible = parse_yes_no(await judge(judge_visible_change_prompt(obj, sentence))) if plausible else None
+        plausible = read_yes_no(await judge(judge_plausible_change_prompt(setting, obj, sentence)))
+        visible = read_yes_no(await judge(judge_visible_change_prompt(obj, sentence))) if plausible else None
         if not plausible or visible is None:
             report.state_change_rejections += 1
             continue

@@ -72,7 +72,7 @@ from tombench.generators.exploretom.story_inputs import (
     story_type_and_setting,
 )
 from tombench.kit.calls import Asker, MalformedOutput, make_asker
-from tombench.kit.replies import read_yes_no as parse_yes_no
+from tombench.kit.replies import read_yes_no
 
 if TYPE_CHECKING:
     from inspect_ai.model import CachePolicy, Model
@@ -170,9 +170,9 @@ def parse_judge(text: str, n: int) -> list[bool | None]:
         if m:
             k = int(m.group(1))
             if 1 <= k <= n and verdicts[k - 1] is None:
-                verdicts[k - 1] = parse_yes_no(m.group(2).strip().strip("*"))
+                verdicts[k - 1] = read_yes_no(m.group(2).strip().strip("*"))
     if n == 1 and verdicts[0] is None:
-        verdicts[0] = parse_yes_no(text)
+        verdicts[0] = read_yes_no(text)
     return verdicts
 
 
