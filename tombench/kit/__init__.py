@@ -1,0 +1,7 @@
+"""The shared kit: the one mechanism for each job that several parts and families need (docs/architecture.md).
+
+errors (one-line user errors), options (numeric option ranges), intervals (Wilson, bootstrap), metrics (the
+breakdown and interval metrics every scorer logs), format (how a rate is printed), pinning (public data at pinned
+revisions), calls and replies (asking a model, reading its reply), hub (writing to the Hugging Face Hub).
+The kit imports only itself and `tombench.dsl`; it never imports a part that uses it.
+"""
