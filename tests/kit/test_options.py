@@ -7,7 +7,7 @@ from click.testing import CliRunner
 
 from tombench.cli import main
 from tombench.kit.errors import OptionError
-from tombench.kit.options import check_float, check_int, check_ints, people_limit, valid_range
+from tombench.kit.options import check_bool, check_float, check_int, check_ints, people_limit, valid_range
 
 
 def test_check_int_accepts_ints_and_integer_strings_only():
@@ -82,6 +82,18 @@ TASK_CASES = [
      "Invalid question_orders"),
     ("tomsynth", {"data": "items.jsonl", "limit_per_unit": 0},
      "Invalid limit_per_unit value: 0"),
+    # true/false options: a word that is neither is refused, never run as true
+    ("exploretom_random", {"false_belief_only": "maybe"}, "Invalid false_belief_only value: 'maybe'. Must be true or false"),
+    ("exploretom_random", {"cache": 2}, "Invalid cache value: 2. Must be true or false"),
+    ("exploretom_static", {"relabel": "perhaps"}, "Invalid relabel value: 'perhaps'"),
+    ("exploretom_adversarial", {"prune": "sometimes"}, "Invalid prune value: 'sometimes'"),
+    ("exploretom_adversarial", {"short_story_shortcut": "x"}, "Invalid short_story_shortcut value: 'x'"),
+    ("tomi", {"relabel": "maybe"}, "Invalid relabel value: 'maybe'"),
+    ("hitom", {"tell": "maybe"}, "Invalid tell value: 'maybe'"),
+    ("bigtom", {"cache": "maybe"}, "Invalid cache value: 'maybe'"),
+    ("tomsynth", {"data": "items.jsonl", "cot": "maybe"}, "Invalid cot value: 'maybe'"),
+    ("persuasion_fixed", {"cache": "maybe"}, "Invalid cache value: 'maybe'"),
+    ("persuasion_dynamic", {"cache": "maybe"}, "Invalid cache value: 'maybe'"),
 ]
 
 
@@ -132,3 +144,25 @@ def test_command_options_fail_in_one_line_with_the_range(args, message, tmp_path
     assert result.exit_code == 2, result.output
     assert message in result.output
     assert "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("value, expected", [
+    (True, True), (False, False), (1, True), (0, False), ("true", True), ("False", False), (" YES ", True),
+    ("no", False), ("on", True), ("off", False), ("1", True), ("0", False),
+])
+def test_true_false_options_read_the_usual_spellings(value, expected):
+    assert check_bool("flag", value) is expected
+
+
+@pytest.mark.parametrize("value", ["maybe", "", 2, -1, 0.5, None, [True]])
+def test_anything_else_is_one_line_naming_the_option(value):
+    with pytest.raises(OptionError, match=r"Invalid flag value: .*\. Must be true or false") as info:
+        check_bool("flag", value)
+    assert "\n" not in str(info.value)
+
+
+def test_an_unset_third_state_passes_only_where_allowed():
+    assert check_bool("tell", None, allow_none=True) is None
+    with pytest.raises(OptionError):
+        check_bool("tell", None)
+

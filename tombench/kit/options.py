@@ -1,4 +1,4 @@
-"""Numeric options checked at the boundary: one line naming the option, its valid range and the value given.
+"""Numeric and true/false options checked at the boundary: one line naming the option, its valid range and the value given.
 
 Every task (`-T name=value`) and command (`--name value`) reads its numbers through these helpers, so a bad value
 never reaches the code that would misuse it (issue #19: `people=-1` sliced a list from the end and labelled 3-person
@@ -10,7 +10,9 @@ line); commands turn them into `UserError` (tombench.commands._common.checked) o
     refine = check_float("refine", refine, lo=0.0, hi=1.0)
 
 Integers may come as ints or integer strings ("3", "2,3,4" for lists: Inspect's `-T` parser leaves "2,3" a string);
-bools, fractions and other text are rejected, never truncated or coerced.
+bools, fractions and other text are rejected, never truncated or coerced. A true/false option (`check_bool`)
+takes a bool (Inspect's `-T` parser reads true/false/yes/no as one), 0 or 1, or those words in any case; anything
+else ("maybe") is refused instead of running as true because a non-empty string is truthy.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from typing import Any
 
 from tombench.kit.errors import OptionError
 
-__all__ = ["MAX_MOVES", "check_float", "check_int", "check_ints", "people_limit", "rooms_limit", "valid_range"]
+__all__ = ["MAX_MOVES", "check_bool", "check_float", "check_int", "check_ints", "people_limit", "rooms_limit", "valid_range"]
 
 #: A story has at most `Setting.max_sentences` (15) sentences and each important action is one of them.
 MAX_MOVES = 15
@@ -122,3 +124,22 @@ def people_limit(contexts: Iterable[Any]) -> int:
 def rooms_limit(contexts: Iterable[Any]) -> int:
     """The most rooms a story can use with these contexts."""
     return max((len(c.rooms) for c in contexts), default=0)
+
+
+_TRUE = {"true", "yes", "on", "1"}
+_FALSE = {"false", "no", "off", "0"}
+
+
+def check_bool(name: str, value: Any, *, allow_none: bool = False) -> bool | None:
+    """A true/false option as a bool; `None` passes only where the option has a third, unset state."""
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int) and value in (0, 1):
+        return bool(value)
+    word = value.strip().lower() if isinstance(value, str) else None
+    if word in _TRUE or word in _FALSE:
+        return word in _TRUE
+    raise OptionError(f"Invalid {name} value: {value!r}. Must be true or false")
+

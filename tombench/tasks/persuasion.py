@@ -42,6 +42,7 @@ from tombench.generators.persuasion.prompts import PROMPTING, tested_persuader_m
 from tombench.generators.persuasion.records import PersuasionRecord, record_from_dict
 from tombench.generators.persuasion.rounds import FIXED_ROUND
 from tombench.kit.errors import OptionError
+from tombench.kit.options import check_bool
 from tombench.kit.pinning import UrlFile, fetch
 from tombench.scorers.persuasion import DIALOG_STORE_KEY, persuasion_dynamic_scorer, persuasion_fixed_scorer
 
@@ -180,6 +181,7 @@ def persuasion_fixed(
         grader_role: model role of the persuasive judge (defaults to the model under test, with a warning).
         cache: cache model calls with Inspect's cache.
     """
+    cache = check_bool("cache", cache)
     _check_options(prompting, duplicates)
     loaded = _load(dataset, revision, data_file, duplicates)
     samples = [s for s in (fixed_sample(r, prompting) for r in loaded.records) if s is not None]
@@ -247,6 +249,7 @@ def persuasion_dynamic(
         grader_role: model role of the judge (defaults to the model under test, with a warning).
         cache: cache the calls with Inspect's cache.
     """
+    cache = check_bool("cache", cache)
     _check_options(prompting, duplicates)
     loaded = _load(dataset, revision, data_file, duplicates)
     samples = [s for s in map(dynamic_sample, loaded.records) if s is not None]

@@ -23,7 +23,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.solver import Generate, Solver, TaskState, multiple_choice, solver
 
 from tombench.kit.errors import OptionError
-from tombench.kit.options import check_int
+from tombench.kit.options import check_bool, check_int
 from tombench.kit.pinning import load_hub_dataset
 
 __all__ = ["tomsynth", "record_to_sample", "rl_prompt", "RL_TEMPLATE", "load_records"]
@@ -151,6 +151,7 @@ def tomsynth(
         cot: ask for step-by-step reasoning before the letter ("letter" format only).
         limit_per_unit: keep at most this many items per unit (e.g. 1 for a quick sweep over all units).
     """
+    cot = check_bool("cot", cot)
     from tombench.generators.tomsynth import units as U
     from tombench.scorers.tomsynth import tomsynth_choice, tomsynth_rl
 

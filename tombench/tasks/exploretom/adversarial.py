@@ -37,7 +37,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from tombench.dsl import ACTION_SETS, Setting, derive_seed
 from tombench.generators.exploretom.search.run_options import ASYMMETRY
 from tombench.kit.errors import OptionError
-from tombench.kit.options import MAX_MOVES, check_float, check_int, check_ints, people_limit, rooms_limit
+from tombench.kit.options import MAX_MOVES, check_bool, check_float, check_int, check_ints, people_limit, rooms_limit
 from tombench.scorers.exploretom import SEARCH_KIND, adversarial_answer, search_outcome
 from tombench.scorers.story_questions import matcher_check, validate_check
 from tombench.tasks.story_questions import TOM_CONFIG, story_samples, tom_solver
@@ -228,6 +228,8 @@ def exploretom_adversarial(
         check: answer matching, "strict", the original "substring", or "judge" (a grader model scores the question
             samples, `--model-role grader=...`; the search itself reads answers with "strict").
     """
+    prune = check_bool("prune", prune)
+    short_story_shortcut = check_bool("short_story_shortcut", short_story_shortcut)
     from inspect_ai import SampleSource
 
     from tombench.dsl import ContextError

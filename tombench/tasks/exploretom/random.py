@@ -25,7 +25,7 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from tombench.kit.errors import OptionError
-from tombench.kit.options import MAX_MOVES, check_int, check_ints, people_limit
+from tombench.kit.options import MAX_MOVES, check_bool, check_int, check_ints, people_limit
 from tombench.scorers.story_questions import CheckMode, tom_answer, validate_check
 from tombench.tasks.story_questions import HEADLINE, TOM_CONFIG, story_samples, tom_solver
 
@@ -123,6 +123,8 @@ def exploretom_random(
         cache: use Inspect's response cache for model calls.
     """
 
+    false_belief_only = check_bool("false_belief_only", false_belief_only)
+    cache = check_bool("cache", cache)
     from tombench.dsl import STORY_TYPES
     from tombench.dsl.context import ContextError
 

@@ -36,7 +36,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 
 from tombench.dsl.answers import AnswerType, normalise
 from tombench.kit.errors import OptionError
-from tombench.kit.options import check_ints
+from tombench.kit.options import check_bool, check_ints
 from tombench.kit.pinning import download_hub_file, load_hub_dataset
 from tombench.scorers.story_questions import CheckMode, tom_answer, validate_check
 from tombench.tasks.story_questions import (
@@ -365,6 +365,8 @@ def exploretom_static(
         cache: use Inspect's response cache for model calls.
     """
 
+    relabel = check_bool("relabel", relabel)
+    cache = check_bool("cache", cache)
     mode = validate_check(check)
     if text not in ("structure", "infilled"):
         raise OptionError(f"Invalid text value: {text!r}. Must be one of: ['structure', 'infilled']")

@@ -34,6 +34,7 @@ from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate, system_message
 
 from tombench.kit.errors import OptionError
+from tombench.kit.options import check_bool
 from tombench.kit.pinning import UrlFile, fetch
 from tombench.scorers.suites.choice import choice_answer, suite_metrics
 from tombench.tasks.suites._mc import chance, digest, format_options, shuffled
@@ -167,6 +168,7 @@ def bigtom(
         data: a local copy of `bigtom.csv` instead of the pinned release.
         cache: use Inspect's response cache for model calls.
     """
+    cache = check_bool("cache", cache)
     variables = one_of("variable", variable, VARIABLES)
     conditions = one_of("condition", condition, CONDITIONS)
     inits = one_of("init_belief", init_belief, [0, 1])

@@ -32,6 +32,7 @@ from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate
 
 from tombench.kit.errors import OptionError
+from tombench.kit.options import check_bool
 from tombench.kit.pinning import HubFile, fetch
 from tombench.scorers.suites.choice import choice_answer, suite_metrics
 from tombench.tasks.suites._mc import LETTERS, chance, digest
@@ -158,6 +159,8 @@ def hitom(
         data: a local copy of `Hi-ToM_data.json` instead of the pinned Hub file.
         cache: use Inspect's response cache for model calls.
     """
+    tell = check_bool("tell", tell, allow_none=True)
+    cache = check_bool("cache", cache)
     if prompting not in _PROMPTING:
         raise OptionError(f"Invalid prompting value: {prompting!r}. Must be one of: {list(_PROMPTING)}")
     orders = one_of("order", order, [0, 1, 2, 3, 4])

@@ -32,6 +32,7 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from tombench.kit.errors import OptionError
+from tombench.kit.options import check_bool
 from tombench.kit.pinning import UrlFile, fetch
 from tombench.scorers.story_questions import CheckMode, tom_answer, tom_metrics, validate_check
 from tombench.tasks.story_questions import HEADLINE, TOM_CONFIG, tom_sample, tom_solver
@@ -273,6 +274,8 @@ def tomi(
             second-order test labels differ; docs/suites.md).
         cache: use Inspect's response cache for model calls.
     """
+    relabel = check_bool("relabel", relabel)
+    cache = check_bool("cache", cache)
     mode = validate_check(check)
     if split not in SPLITS:
         raise OptionError(f"Invalid split value: {split!r}. Must be one of: {list(SPLITS)}")
