@@ -41,3 +41,14 @@ def test_user_errors_are_one_line(tmp_path):
         r = runner.invoke(main, args)
         assert r.exit_code == 2, r.output
         assert msg in r.output and "Traceback" not in r.output
+
+
+def test_a_model_typo_leaves_the_out_folder_free_for_the_corrected_command(tmp_path):
+    out = tmp_path / "run"
+    typo = [a if a != "tombench/recency" else "tombench/recencyy" for a in ARGS]
+    r = CliRunner().invoke(main, [*typo, "--out", str(out)])
+    assert r.exit_code != 0 and "cannot use model 'tombench/recencyy'" in r.output
+    assert not out.exists()  # no run.json recorded for a run that never started
+    fixed = CliRunner().invoke(main, [*ARGS, "--out", str(out)])
+    assert fixed.exit_code == 0, fixed.output
+    assert read_jsonl(out / "stories.jsonl")

@@ -108,11 +108,11 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
             max_similarity=max_similarity, g=g_variant, k=k, check=check, seed=seed, model=model, contexts_id=contexts)
     except ValueError as e:
         raise UserError(str(e)) from None
+    answer = _make_answerer(model, margs, max_connections, not no_cache)  # a model typo fails before --out is written
     try:
         prepare_out_dir(out_dir, run)
     except RunConfigMismatch as e:
         raise UserError(str(e)) from None
-    answer = _make_answerer(model, margs, max_connections, not no_cache)
     console = Console(width=max(Console().width, 110))
     results = _run_with_progress(console, settings, ctxs, answer, run, out_dir, parallel_settings)
     _print_summary(console, results, f"{model} ({method}{'/' + mode if method == 'astar' else ''})",
