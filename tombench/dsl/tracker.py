@@ -328,14 +328,22 @@ def _check_action_modifiers(st: State, a: MoveObjectContainer | UpdateObjectStat
     return _check_modifiers(st, a.actor, st.people_in(r), a.peekers, a.distracted)
 
 
-def _check_move_object_container(st: State, a: MoveObjectContainer) -> str | None:
-    r = _person_room(st, a.actor)
+def _actor_room_for(st: State, actor: str, obj: str) -> tuple[str | None, str | None]:
+    """(the actor's room, None), or (None, why not): every action on an object needs its actor in a room and the
+    object in the context, checked in that order so the first reason given stays the same for every such action."""
+    r = _person_room(st, actor)
     if r is None:
-        return f"{a.actor} is not in a room"
-    ctx = st.context
-    if a.object not in ctx.objects:
-        return f"{a.object} is not an object of the context"
-    if a.container not in ctx.containers:
+        return None, f"{actor} is not in a room"
+    if obj not in st.context.objects:
+        return None, f"{obj} is not an object of the context"
+    return r, None
+
+
+def _check_move_object_container(st: State, a: MoveObjectContainer) -> str | None:
+    r, reason = _actor_room_for(st, a.actor, a.object)
+    if r is None:
+        return reason
+    if a.container not in st.context.containers:
         return f"{a.container} is not a container of the context"
     reason = _check_elsewhere(st, a.object, r) or _check_elsewhere(st, a.container, r)
     if reason:
@@ -358,11 +366,9 @@ def _check_state_change(st: State, o: str, sc: StateChange) -> str | None:
 
 
 def _check_update_object_state(st: State, a: UpdateObjectState) -> str | None:
-    r = _person_room(st, a.actor)
+    r, reason = _actor_room_for(st, a.actor, a.object)
     if r is None:
-        return f"{a.actor} is not in a room"
-    if a.object not in st.context.objects:
-        return f"{a.object} is not an object of the context"
+        return reason
     reason = _check_elsewhere(st, a.object, r) or _check_state_change(st, a.object, a.change)
     if reason:
         return reason
@@ -370,17 +376,14 @@ def _check_update_object_state(st: State, a: UpdateObjectState) -> str | None:
 
 
 def _check_move_object_room(st: State, a: MoveObjectRoom) -> str | None:
-    r1 = _person_room(st, a.actor)
+    r1, reason = _actor_room_for(st, a.actor, a.object)
     if r1 is None:
-        return f"{a.actor} is not in a room"
-    ctx = st.context
-    if a.object not in ctx.objects:
-        return f"{a.object} is not an object of the context"
+        return reason
     if st.world.get((a.object, ROOM)) != r1:
         return f"the {a.object} is not in the {r1}"
     if a.room == r1:
         return f"the {a.object} is already in the {a.room}"
-    if a.room not in ctx.rooms:
+    if a.room not in st.context.rooms:
         return f"{a.room} is not a room of the context"
     return None
 
