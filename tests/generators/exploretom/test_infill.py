@@ -628,3 +628,108 @@ def test_fantom_style_departed_characters_are_silent() -> None:
     assert precheck("Beth: The basket, then?", s, 4, style="fantom") == "speaker 'Beth' is not present at this step"
     checks = judge_checks(s, 4, style="fantom")
     assert any(c.kind == "absent_speaker" and "Beth" in c.question and c.expected is False for c in checks)
+
+
+# ---------------------------------------------------------------------------------------------------- issue #31 point 7
+FIVE = (
+    "Anne entered the kitchen. Beth entered the kitchen. Carl entered the kitchen. Dana entered the kitchen. Esther "
+    "entered the kitchen. Anne moved the apple to the box, which is also located in the kitchen. Beth left the "
+    "kitchen. Carl left the kitchen. Dana left the kitchen. Esther left the kitchen. Anne moved the apple to the "
+    "basket, which is also located in the kitchen."
+)
+LEAK = "Anne slipped the apple into the basket, while Esther watched her through the window."
+ESTHER_BOX = "In which container will Esther search for the apple? Is the answer 'box'?"
+
+
+def leaky_writer(prompt: str) -> str:
+    """Faithful, except that the last move's first candidate lets Esther (who left) watch it."""
+    info = new_info(prompt)
+    if "to the basket" in info:
+        return f"STORY CONTINUATION: {LEAK}\n\nSTORY CONTINUATION: {info}"
+    return f"STORY CONTINUATION: {info}"
+
+
+def reading_judge(prompt: str) -> str:
+    """Honest, and reads the leak: with Esther watching, she would look in the basket, not the box."""
+    verdicts = honest_judge(prompt)
+    m = re.search(r"^(\d+)\. .*" + re.escape(ESTHER_BOX), prompt, re.M)
+    if m and "Esther watched" in prompt:
+        verdicts = verdicts.replace(f"\n{m.group(1)}: yes", f"\n{m.group(1)}: no")
+    return verdicts
+
+
+def test_a_leak_to_a_belief_outside_the_old_four_is_rejected_at_its_step(tmp_path: Path) -> None:
+    s = story(FIVE)
+    last = len(s.steps) - 1
+    old = [c.question for c in judge_checks(s, last, max_beliefs=4) if c.kind == "belief"]
+    new = [c.question for c in judge_checks(s, last) if c.kind == "belief"]
+    # the old cap judged Anne's new belief and the first three of the four who left: Esther's was never asked
+    assert not any("Esther" in q for q in old) and any(q.endswith(ESTHER_BOX) for q in new)
+    src = write_stories(tmp_path / "s.jsonl", [s])
+    cfg = dict(narration=False, goals=False, story_attempts=1)
+
+    report = run(Scripted(leaky_writer, reading_judge).model(), src, tmp_path / "new", config=InfillConfig(**cfg))
+    rec = json.loads((tmp_path / "new").read_text())
+    assert rec["status"] == "ok" and LEAK not in rec["text"] and report.final_contradicted == 0
+    [rejected] = rec["steps"][last]["rejections"]
+    assert rejected == {"candidate": LEAK, "reason": "judge: failed ['belief']"}
+
+    # the old cap lets the leak through its step; only the final label check stops it, and the whole round is lost
+    report = run(
+        Scripted(leaky_writer, reading_judge).model(), src, tmp_path / "old", config=InfillConfig(**cfg, max_belief_checks=4)
+    )
+    rec = json.loads((tmp_path / "old").read_text())
+    assert rec["steps"][last]["infill"] == LEAK and rec["steps"][last]["rejections"] == []
+    assert rec["status"] == "failed" and rec["failed_stage"] == "final" and report.final_contradicted == 1
+
+
+def test_a_step_that_keeps_a_leaver_in_the_room_fails_the_world_check(tmp_path: Path) -> None:
+    def writer(prompt: str) -> str:
+        info = new_info(prompt)
+        if info == "Beth left the kitchen.":
+            return "STORY CONTINUATION: Beth stayed by the door, pretending to leave."
+        return f"STORY CONTINUATION: {info}"
+
+    def judge(prompt: str) -> str:
+        verdicts = honest_judge(prompt)
+        if "pretending to leave" in prompt.split("NEW TEXT:")[1]:
+            for m in re.finditer(r"^(\d+)\. (?:Does the new text convey|.*Beth is not in the kitchen)", prompt, re.M):
+                verdicts = verdicts.replace(f"\n{m.group(1)}: yes", f"\n{m.group(1)}: no")
+        return verdicts
+
+    cfg = InfillConfig(narration=False, goals=False, story_attempts=1)
+    run(Scripted(writer, judge).model(), write_stories(tmp_path / "s.jsonl", [story()]), tmp_path / "o", config=cfg)
+    rec = json.loads((tmp_path / "o").read_text())
+    assert rec["failed_step"] == 3 and rec["steps"][3]["rejections"][0]["reason"] == "judge: failed ['conveys', 'world']"
+
+
+def test_step_checks_go_in_batches_and_stop_at_the_first_rejection(tmp_path: Path) -> None:
+    s = story(FIVE)
+    last = len(s.steps) - 1
+    n = len(judge_checks(s, last))
+    script = Scripted(leaky_writer, reading_judge)
+    cfg = InfillConfig(narration=False, goals=False, story_attempts=1, step_batch=5)
+    report = run(script.model(), write_stories(tmp_path / "s.jsonl", [s]), tmp_path / "o", config=cfg)
+    step_prompts = [p for p in script.prompts if p.startswith("You check a story") and "NEW TEXT:" in p]
+    per_step = sum(-(-len(judge_checks(s, i)) // 5) for i in range(len(s.steps)))
+    # the leaky candidate is judged up to the batch holding Esther's belief, then the clean one in full
+    leak_batches = next(i for i, c in enumerate(judge_checks(s, last)) if c.question.endswith(ESTHER_BOX)) // 5 + 1
+    assert len(step_prompts) == per_step + leak_batches and leak_batches < -(-n // 5)
+    assert all(len(re.findall(r"^\d+\. ", p, re.M)) <= 5 for p in step_prompts)
+    assert report.judge_calls == len(step_prompts) + -(-len(final_checks(s)) // 12)
+    assert cfg.max_belief_checks is None and InfillConfig().step_batch == 12
+
+
+def test_cli_belief_cap_and_step_batch_reach_the_judge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tombench.commands.infill as cmd
+
+    script = Scripted(good_writer)
+    monkeypatch.setattr(cmd, "_model", lambda name, mc: script.model())
+    src = write_stories(tmp_path / "s.jsonl", [story(), story(PEEK)])
+    args = ["infill", "-m", "x/y", str(src), "-o", str(tmp_path / "o.jsonl"), "--no-cache", "--no-narration"]
+    res = CliRunner().invoke(main, [*args, "--no-goals", "--belief-checks", "1", "--step-batch", "40"])
+    assert res.exit_code == 0, res.output
+    steps = [p for p in script.prompts if "NEW TEXT:" in p]
+    assert len(steps) == 7  # one call per step with --step-batch 40
+    assert max(len(re.findall(r"^\d+\. According to the story so far: In which", p, re.M)) for p in steps) == 1
+    assert "model calls (of which the judge's)" in res.output
