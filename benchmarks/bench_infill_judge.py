@@ -2,6 +2,7 @@
 
     python benchmarks/bench_infill_judge.py                    # this checkout: the default and the cheaper options
     PYTHONPATH=/path/to/older/checkout python benchmarks/bench_infill_judge.py --default-only   # "before"
+    python benchmarks/bench_infill_judge.py runs/random/stories.jsonl   # `tombench search` stories instead
 
 Seeded random stories (`random_story`, a four-person context with two rooms, three containers, two topics, a
 visible and an invisible state change) of eight story types, plain and asymmetric, are infilled by a faithful
@@ -106,7 +107,8 @@ def measure(src: Path, out: Path, n_stories: int, n_steps: int, **options: objec
 
 
 def main(argv: list[str]) -> None:
-    recs = stories()
+    files = [Path(a) for a in argv if not a.startswith("--")]
+    recs = [r for f in files for r in map(json.loads, f.read_text().splitlines()) if r.get("story")] or stories()
     n_steps = sum(len(r["story"]["actions"]) for r in recs)
     print(f"{len(recs)} stories, {n_steps} steps ({n_steps / len(recs):.1f} per story)")
     variants: list[tuple[str, dict]] = [("default", {})]
