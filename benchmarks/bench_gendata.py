@@ -61,7 +61,7 @@ def scripted(noisy: bool):
         for m in re.finditer(r"^(\d+)\. (.*)$", prompt, re.M):
             q = m.group(2)
             expected_no = q.startswith(("Does the new text introduce", "Does the new text call", "Does the text",
-                                        "In the new text"))
+                                        "Does the new text suggest", "Does the new text include", "In the new text"))
             verdict = "no" if expected_no else "yes"
             if "introduce a character" in q and "Zed" in prompt.split("NEW TEXT:")[-1]:
                 verdict = "yes"

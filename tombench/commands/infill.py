@@ -56,7 +56,7 @@ def report_table(report: Any) -> Table:
             f"{report.malformed_narrations} / {report.narration_rejections}",
         ),
         ("malformed infills / goals", f"{report.malformed_infills} / {report.malformed_goals}"),
-        ("model calls", report.model_calls),
+        ("model calls (of which the judge's)", f"{report.model_calls} ({report.judge_calls})"),
     ]
     for k, v in rows:
         table.add_row(k, str(v))
@@ -88,7 +88,15 @@ def report_table(report: Any) -> Table:
 )
 @click.option("--no-narration", is_flag=True, help="Skip the initial setting paragraph (Fig. 10).")
 @click.option("--no-goals", is_flag=True, help="Skip the character goals (Fig. 11).")
-@click.option("--belief-checks", type=click.IntRange(0), default=4, show_default=True, help="Per step, for the judge.")
+@click.option(
+    "--belief-checks",
+    type=click.IntRange(0),
+    default=None,
+    help="Cap on the first-order beliefs judged per step (default: all of them, with the whole world state).",
+)
+@click.option(
+    "--step-batch", type=click.IntRange(1), default=12, show_default=True, help="Checks per step judge call."
+)
 @click.option(
     "--final-batch", type=click.IntRange(1), default=12, show_default=True, help="Label checks per final judge call."
 )
@@ -109,7 +117,8 @@ def infill(
     style: str,
     no_narration: bool,
     no_goals: bool,
-    belief_checks: int,
+    belief_checks: int | None,
+    step_batch: int,
     final_batch: int,
     seed: int,
     limit: int | None,
@@ -135,6 +144,7 @@ def infill(
         narration=not no_narration,
         goals=not no_goals,
         max_belief_checks=belief_checks,
+        step_batch=step_batch,
         final_batch=final_batch,
         temperature=temperature,
         seed=seed,

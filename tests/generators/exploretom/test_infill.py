@@ -16,7 +16,8 @@ from click.testing import CliRunner
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ModelUsage, get_model
 
 from tombench.cli import main
-from tombench.dsl import Story, parse_structure
+from tombench.dsl import Context, Setting, StateChange, Story, parse_structure
+from tombench.dsl.sampler import random_story
 from tombench.generators.exploretom.contexts import MalformedOutput
 from tombench.generators.exploretom.identity import story_digest
 from tombench.generators.exploretom.infill import (
@@ -34,6 +35,7 @@ from tombench.generators.exploretom.infill import (
     parse_judge,
     precheck,
     sample_desiderata,
+    world_statements,
 )
 
 MOVES = (
@@ -48,6 +50,28 @@ PEEK = (
 
 def story(text: str = MOVES) -> Story:
     return parse_structure(text)
+
+
+CTX = Context(
+    people=("Anne", "Beth", "Carl", "Dana"),
+    rooms=("kitchen", "bedroom"),
+    objects=("apple",),
+    containers=("box", "basket", "crate"),
+    topics=("summer vacation", "new recipe"),
+    state_changes=(
+        StateChange("peel", "is peeled", "{person} peeled the {object}.", True),
+        StateChange("poison", "is poisoned", "{person} poisoned the {object}.", False),
+    ),
+)
+#: seeded random stories of four people with every kind of action, peeks and distractions
+SAMPLED_STORIES = [
+    random_story(CTX, Setting.make(t, 4, 3), random.Random(i))
+    for i, t in enumerate(["all+asymmetric", "tomi+object-state+asymmetric", "fantom-public+asymmetric", "all"])
+]
+
+
+def _quoted(answer: str) -> str:
+    return answer if answer in ("yes", "no") else f"'{answer}'"
 
 
 def output(text: str) -> ModelOutput:
@@ -75,13 +99,21 @@ def good_writer(prompt: str) -> str:
     )
 
 
+EXPECTED_NO = (
+    "Does the new text introduce",
+    "Does the new text call",
+    "Does the new text suggest",
+    "Does the new text include",
+    "Does the text",
+    "In the new text",
+)
+
+
 def honest_judge(prompt: str) -> str:
-    """Answers what the tracked state requires: yes to every check but the two 'does it add/rename' ones."""
+    """Answers what the tracked state requires: yes to every check but the 'does it add/rename/suggest' ones."""
     lines = []
     for m in re.finditer(r"^(\d+)\. (.*)$", prompt, re.M):
-        bad = m.group(2).startswith(
-            ("Does the new text introduce", "Does the new text call", "Does the text", "In the new text")
-        )
+        bad = m.group(2).startswith(EXPECTED_NO)
         lines.append(f"{m.group(1)}: {'no' if bad else 'yes'}")
     return "Here is my assessment.\n" + "\n".join(lines)
 
@@ -152,18 +184,78 @@ def test_parse_judge_maybe_missing_and_prose() -> None:
 # ---------------------------------------------------------------------------------------------------- checks
 def test_judge_checks_follow_the_tracked_state() -> None:
     s = story()
-    last = judge_checks(s, 4, max_beliefs=4)
-    assert [c.kind for c in last] == ["conveys", "new_content", "renamed", "belief", "belief"]
+    last = judge_checks(s, 4)
+    kinds = [c.kind for c in last]
+    assert kinds == ["conveys", "new_content", "renamed", "surface", "surface"] + ["world"] * 6 + ["belief"] * 4
     assert last[0].question.endswith("Anne moved the apple to the basket, which is also located in the kitchen.")
+    world = [c.question.removeprefix("According to the story so far, is this true now: ") for c in last[5:11]]
+    # the whole world state, Beth's departure included (who witnesses a later action depends on it)
+    assert world == [
+        "Anne is in the kitchen?",
+        "Beth is not in the kitchen?",
+        "the apple is in the kitchen?",
+        "the apple is in the basket?",
+        "the box is in the kitchen?",
+        "the basket is in the kitchen?",
+    ]
     beliefs = [c.question for c in last if c.kind == "belief"]
-    # the belief this step changed comes first; Beth (who left) still believes the box
+    # the belief this step changed comes first; Beth (who left) still believes the box; room beliefs too
     assert beliefs == [
         "According to the story so far: In which container will Anne search for the apple? Is the answer 'basket'?",
         "According to the story so far: In which container will Beth search for the apple? Is the answer 'box'?",
+        "According to the story so far: In which room will Anne search for the apple? Is the answer 'kitchen'?",
+        "According to the story so far: In which room will Beth search for the apple? Is the answer 'kitchen'?",
     ]
-    assert [c.expected for c in last] == [True, False, False, True, True]
-    assert [c.kind for c in judge_checks(s, 0)] == ["conveys", "new_content", "renamed"]
-    assert len([c for c in judge_checks(s, 4, max_beliefs=1) if c.kind == "belief"]) == 1
+    assert [c.expected for c in last] == [True, False, False, True, False] + [True] * 10
+    assert [c.kind for c in judge_checks(s, 0)] == ["conveys", "new_content", "renamed", "surface", "surface", "world"]
+    capped = judge_checks(s, 4, max_beliefs=1)
+    assert [c.question for c in capped if c.kind == "belief"] == beliefs[:1]
+
+
+def test_every_first_order_belief_is_judged_at_every_step() -> None:
+    """The authors' infiller judges every first-order belief after each step; so does the default here, for every
+    step of stories with topics, state changes, peeks and several people (the old cap was 4 per step)."""
+    for s in SAMPLED_STORIES:
+        for i in range(len(s.steps)):
+            prefix = Story(s.context, s.actions[: i + 1])
+            judged = {c.question for c in judge_checks(s, i) if c.kind == "belief"}
+            wanted = prefix.questions(orders=(1,), first_order_room_questions=True)
+            assert judged == {f"According to the story so far: {q.text} Is the answer {_quoted(q.answer)}?" for q in wanted}
+            assert len([c for c in judge_checks(s, i) if c.kind == "world"]) == len(prefix.state.world)
+
+
+def test_world_statements_cover_rooms_containers_states_and_departures() -> None:
+    s = story(
+        "Anne entered the kitchen. Beth entered the kitchen. Anne moved the apple to the box, which is also located "
+        "in the kitchen. Anne moved the apple to the bedroom, leaving the box in its original location. Beth left "
+        "the kitchen."
+    )
+    assert world_statements(s.state) == [
+        "Anne is in the bedroom",
+        "Beth is not in the kitchen",
+        "the apple is in the bedroom",
+        "the apple is not inside any container",
+        "the box is in the kitchen",
+    ]
+
+
+def test_scope_checks_keep_a_peek_or_a_distraction_to_its_one_action() -> None:
+    peek = judge_checks(story(PEEK), 1)
+    assert [c.question for c in peek if c.kind == "scope"] == [
+        "Does the new text suggest that anyone notices Beth watching?",
+        "Does the new text suggest that Beth goes on watching after this action?",
+    ]
+    distracted = story(
+        "Anne entered the kitchen. Beth entered the kitchen. Anne moved the apple to the box, which is also located "
+        "in the kitchen. While this action was happening, Beth got distracted and did not realize what happened, "
+        "without anyone noticing the brief lack of attention, and going back to paying attention immediately after "
+        "the action was finished."
+    )
+    scope = [c for c in judge_checks(distracted, 2) if c.kind == "scope"]
+    assert [c.expected for c in scope] == [False] * 3
+    assert "anyone notices that Beth is distracted" in scope[0].question
+    assert "Beth notices anything of this action" in scope[1].question
+    assert not [c for c in judge_checks(story(), 2) if c.kind == "scope"]
 
 
 def test_judge_checks_include_the_witness_sentence() -> None:
@@ -222,8 +314,11 @@ def test_infill_accepts_good_candidates_and_writes_the_narration(tmp_path: Path)
     assert report.story_acceptance == 1.0 and report.step_acceptance == 1.0 and report.candidate_acceptance == 1.0
     assert report.steps == 7 and report.steps_first_candidate == 7
     finals = sum(-(-len(final_checks(s)) // 12) for s in (story(), story(PEEK)))
-    # narration, its judge and goals per story, a writer and a judge call per step, the final label checks
-    assert report.model_calls == 2 * 3 + 7 * 2 + finals
+    judged = sum(-(-len(judge_checks(s, i)) // 12) for s in (story(), story(PEEK)) for i in range(len(s.steps)))
+    # narration, its judge and goals per story, a writer call per step and a judge call per 12 of its checks, the
+    # final label checks
+    assert report.model_calls == 2 * 3 + 7 + judged + finals and judged == 11  # 7 before: one call per step
+    assert report.judge_calls == 2 + judged + finals
     assert report.final_checks == report.final_passed == sum(len(final_checks(s)) for s in (story(), story(PEEK)))
     recs = {r["structure"]: r for r in map(json.loads, out.read_text().splitlines())}
     r = recs[story().text]
@@ -275,7 +370,11 @@ def test_a_judge_that_says_maybe_fails_the_story(tmp_path: Path) -> None:
 
 def test_a_judge_that_contradicts_the_state_fails_the_story(tmp_path: Path) -> None:
     def judge(prompt: str) -> str:  # at the last step, says Beth would not look in the box: a leaked move
-        return honest_judge(prompt).replace("5: yes", "5: no") if "'basket'" in prompt else honest_judge(prompt)
+        verdicts = honest_judge(prompt)
+        leaked = re.search(r"^(\d+)\. .*Beth search for the apple\? Is the answer 'box'", prompt, re.M)
+        if leaked and "basket" in prompt.split("NEW TEXT:")[1]:
+            verdicts = verdicts.replace(f"{leaked.group(1)}: yes", f"{leaked.group(1)}: no")
+        return verdicts
 
     src = write_stories(tmp_path / "s.jsonl", [story()])
     report = run(Scripted(good_writer, judge).model(), src, tmp_path / "o", config=ONE_ROUND)
@@ -529,3 +628,108 @@ def test_fantom_style_departed_characters_are_silent() -> None:
     assert precheck("Beth: The basket, then?", s, 4, style="fantom") == "speaker 'Beth' is not present at this step"
     checks = judge_checks(s, 4, style="fantom")
     assert any(c.kind == "absent_speaker" and "Beth" in c.question and c.expected is False for c in checks)
+
+
+# ---------------------------------------------------------------------------------------------------- issue #31 point 7
+FIVE = (
+    "Anne entered the kitchen. Beth entered the kitchen. Carl entered the kitchen. Dana entered the kitchen. Esther "
+    "entered the kitchen. Anne moved the apple to the box, which is also located in the kitchen. Beth left the "
+    "kitchen. Carl left the kitchen. Dana left the kitchen. Esther left the kitchen. Anne moved the apple to the "
+    "basket, which is also located in the kitchen."
+)
+LEAK = "Anne slipped the apple into the basket, while Esther watched her through the window."
+ESTHER_BOX = "In which container will Esther search for the apple? Is the answer 'box'?"
+
+
+def leaky_writer(prompt: str) -> str:
+    """Faithful, except that the last move's first candidate lets Esther (who left) watch it."""
+    info = new_info(prompt)
+    if "to the basket" in info:
+        return f"STORY CONTINUATION: {LEAK}\n\nSTORY CONTINUATION: {info}"
+    return f"STORY CONTINUATION: {info}"
+
+
+def reading_judge(prompt: str) -> str:
+    """Honest, and reads the leak: with Esther watching, she would look in the basket, not the box."""
+    verdicts = honest_judge(prompt)
+    m = re.search(r"^(\d+)\. .*" + re.escape(ESTHER_BOX), prompt, re.M)
+    if m and "Esther watched" in prompt:
+        verdicts = verdicts.replace(f"\n{m.group(1)}: yes", f"\n{m.group(1)}: no")
+    return verdicts
+
+
+def test_a_leak_to_a_belief_outside_the_old_four_is_rejected_at_its_step(tmp_path: Path) -> None:
+    s = story(FIVE)
+    last = len(s.steps) - 1
+    old = [c.question for c in judge_checks(s, last, max_beliefs=4) if c.kind == "belief"]
+    new = [c.question for c in judge_checks(s, last) if c.kind == "belief"]
+    # the old cap judged Anne's new belief and the first three of the four who left: Esther's was never asked
+    assert not any("Esther" in q for q in old) and any(q.endswith(ESTHER_BOX) for q in new)
+    src = write_stories(tmp_path / "s.jsonl", [s])
+    cfg = dict(narration=False, goals=False, story_attempts=1)
+
+    report = run(Scripted(leaky_writer, reading_judge).model(), src, tmp_path / "new", config=InfillConfig(**cfg))
+    rec = json.loads((tmp_path / "new").read_text())
+    assert rec["status"] == "ok" and LEAK not in rec["text"] and report.final_contradicted == 0
+    [rejected] = rec["steps"][last]["rejections"]
+    assert rejected == {"candidate": LEAK, "reason": "judge: failed ['belief']"}
+
+    # the old cap lets the leak through its step; only the final label check stops it, and the whole round is lost
+    report = run(
+        Scripted(leaky_writer, reading_judge).model(), src, tmp_path / "old", config=InfillConfig(**cfg, max_belief_checks=4)
+    )
+    rec = json.loads((tmp_path / "old").read_text())
+    assert rec["steps"][last]["infill"] == LEAK and rec["steps"][last]["rejections"] == []
+    assert rec["status"] == "failed" and rec["failed_stage"] == "final" and report.final_contradicted == 1
+
+
+def test_a_step_that_keeps_a_leaver_in_the_room_fails_the_world_check(tmp_path: Path) -> None:
+    def writer(prompt: str) -> str:
+        info = new_info(prompt)
+        if info == "Beth left the kitchen.":
+            return "STORY CONTINUATION: Beth stayed by the door, pretending to leave."
+        return f"STORY CONTINUATION: {info}"
+
+    def judge(prompt: str) -> str:
+        verdicts = honest_judge(prompt)
+        if "pretending to leave" in prompt.split("NEW TEXT:")[1]:
+            for m in re.finditer(r"^(\d+)\. (?:Does the new text convey|.*Beth is not in the kitchen)", prompt, re.M):
+                verdicts = verdicts.replace(f"\n{m.group(1)}: yes", f"\n{m.group(1)}: no")
+        return verdicts
+
+    cfg = InfillConfig(narration=False, goals=False, story_attempts=1)
+    run(Scripted(writer, judge).model(), write_stories(tmp_path / "s.jsonl", [story()]), tmp_path / "o", config=cfg)
+    rec = json.loads((tmp_path / "o").read_text())
+    assert rec["failed_step"] == 3 and rec["steps"][3]["rejections"][0]["reason"] == "judge: failed ['conveys', 'world']"
+
+
+def test_step_checks_go_in_batches_and_stop_at_the_first_rejection(tmp_path: Path) -> None:
+    s = story(FIVE)
+    last = len(s.steps) - 1
+    n = len(judge_checks(s, last))
+    script = Scripted(leaky_writer, reading_judge)
+    cfg = InfillConfig(narration=False, goals=False, story_attempts=1, step_batch=5)
+    report = run(script.model(), write_stories(tmp_path / "s.jsonl", [s]), tmp_path / "o", config=cfg)
+    step_prompts = [p for p in script.prompts if p.startswith("You check a story") and "NEW TEXT:" in p]
+    per_step = sum(-(-len(judge_checks(s, i)) // 5) for i in range(len(s.steps)))
+    # the leaky candidate is judged up to the batch holding Esther's belief, then the clean one in full
+    leak_batches = next(i for i, c in enumerate(judge_checks(s, last)) if c.question.endswith(ESTHER_BOX)) // 5 + 1
+    assert len(step_prompts) == per_step + leak_batches and leak_batches < -(-n // 5)
+    assert all(len(re.findall(r"^\d+\. ", p, re.M)) <= 5 for p in step_prompts)
+    assert report.judge_calls == len(step_prompts) + -(-len(final_checks(s)) // 12)
+    assert cfg.max_belief_checks is None and InfillConfig().step_batch == 12
+
+
+def test_cli_belief_cap_and_step_batch_reach_the_judge(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import tombench.commands.infill as cmd
+
+    script = Scripted(good_writer)
+    monkeypatch.setattr(cmd, "_model", lambda name, mc: script.model())
+    src = write_stories(tmp_path / "s.jsonl", [story(), story(PEEK)])
+    args = ["infill", "-m", "x/y", str(src), "-o", str(tmp_path / "o.jsonl"), "--no-cache", "--no-narration"]
+    res = CliRunner().invoke(main, [*args, "--no-goals", "--belief-checks", "1", "--step-batch", "40"])
+    assert res.exit_code == 0, res.output
+    steps = [p for p in script.prompts if "NEW TEXT:" in p]
+    assert len(steps) == 7  # one call per step with --step-batch 40
+    assert max(len(re.findall(r"^\d+\. According to the story so far: In which", p, re.M)) for p in steps) == 1
+    assert "model calls (of which the judge's)" in res.output

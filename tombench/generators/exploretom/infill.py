@@ -48,6 +48,8 @@ from tombench.generators.exploretom.infill_checks import (
     narration_checks,
     narration_judge_prompt,
     precheck,
+    scope_checks,
+    world_statements,
 )
 from tombench.generators.exploretom.infill_prompts import (
     FANTOM_LENGTHS,
@@ -110,7 +112,9 @@ __all__ = [
     "outsiders",
     "people_with_personas",
     "read_infill_output",
+    "scope_checks",
     "story_acceptance",
+    "world_statements",
 ]
 
 Ask = Callable[[str], Awaitable[str]]
@@ -192,8 +196,12 @@ class InfillConfig:
     style: Style = "short"
     narration: bool = True
     goals: bool = True
-    #: first-order belief checks per step (see `judge_checks`)
-    max_belief_checks: int = 4
+    #: first-order belief checks per step (see `judge_checks`); None: every first-order belief (the default: an
+    #: infill that lets an absent person see the action must be caught at its step, whoever that person is)
+    max_belief_checks: int | None = None
+    #: checks per step judge call (a step has its own checks, the world state and the first-order beliefs); the
+    #: batches of a candidate are asked in order and stop at the first one that rejects it
+    step_batch: int = 12
     #: question orders judged on the finished text (`final_checks`); the export labels only these
     final_orders: tuple[int, ...] = (0, 1, 2)
     #: label checks per final judge call
@@ -204,8 +212,13 @@ class InfillConfig:
     concurrency: int = 4
 
     def __post_init__(self) -> None:
-        if min(self.candidates, self.step_attempts, self.story_attempts, self.final_batch, self.concurrency) < 1:
-            raise ValueError("candidates, step_attempts, story_attempts, final_batch and concurrency must be >= 1")
+        sizes = (self.candidates, self.step_attempts, self.story_attempts, self.final_batch, self.step_batch)
+        if min(*sizes, self.concurrency) < 1:
+            raise ValueError(
+                "candidates, step_attempts, story_attempts, final_batch, step_batch and concurrency must be >= 1"
+            )
+        if self.max_belief_checks is not None and self.max_belief_checks < 0:
+            raise ValueError("max_belief_checks must be >= 0 (or None for all)")
         if self.style not in ("short", "fantom"):
             raise ValueError(f"Invalid style {self.style!r}. Must be one of: ['short', 'fantom']")
         if any(o not in (0, 1, 2) for o in self.final_orders):
@@ -250,6 +263,7 @@ class InfillReport:
     final_unclear: int = 0
     final_failures: int = 0
     model_calls: int = 0
+    judge_calls: int = 0
     first_round_ok: int = 0
     first_round_of: int = 0
     final_ok: int = 0
@@ -491,15 +505,21 @@ async def _first_passing(
 async def _judge_rejection(
     rnd: _Round, so_far: str, candidate: str, checks: Sequence[Check], retry: dict[str, int]
 ) -> str | None:
-    """Why the judge rejects a candidate (a check failed, or a check got no yes/no), or None when it passes."""
+    """Why the judge rejects a candidate (a check failed, or a check got no yes/no), or None when it passes.
+
+    The checks go in batches of `step_batch`, in order (the step's own checks first), and the first batch that
+    rejects ends the judging: a rejected candidate costs only the calls up to its first failure."""
     rnd.report.candidates_judged += 1
-    verdicts = await _judge_verdicts(rnd.judge, judge_prompt(so_far, candidate, checks), len(checks), retry)
-    wrong, unclear = failed_checks(checks, verdicts)
-    if not (wrong or unclear):
-        return None
-    rnd.report.judge_rejections += 1
-    rnd.report.judge_unclear += 1 if unclear and not wrong else 0
-    return f"judge: failed {wrong}" if wrong else f"judge: no yes/no for {unclear}"
+    size = rnd.config.step_batch
+    for start in range(0, len(checks), size):
+        batch = checks[start : start + size]
+        verdicts = await _judge_verdicts(rnd.judge, judge_prompt(so_far, candidate, batch), len(batch), retry)
+        wrong, unclear = failed_checks(batch, verdicts)
+        if wrong or unclear:
+            rnd.report.judge_rejections += 1
+            rnd.report.judge_unclear += 1 if unclear and not wrong else 0
+            return f"judge: failed {wrong}" if wrong else f"judge: no yes/no for {unclear}"
+    return None
 
 
 async def _finish(rnd: _Round, record: dict[str, Any], text: str) -> dict[str, Any]:
@@ -636,13 +656,17 @@ async def infill_file(
     def count() -> None:
         report.model_calls += 1
 
+    def count_judge() -> None:
+        report.model_calls += 1
+        report.judge_calls += 1
+
     writer = make_asker(
         model, config=GenerateConfig(temperature=config.temperature), cache=cache, system=INFILL_SYSTEM_PROMPT,
         on_call=count,
     )
     judge_ask = make_asker(
         judge if judge is not None else model, config=GenerateConfig(temperature=0.0), cache=cache,
-        system=INFILL_SYSTEM_PROMPT, on_call=count,
+        system=INFILL_SYSTEM_PROMPT, on_call=count_judge,
     )
     out.parent.mkdir(parents=True, exist_ok=True)
     sem = asyncio.Semaphore(config.concurrency)

@@ -1,6 +1,11 @@
-"""What the infilling judge checks (ExploreToM §2.3): after each step, that the new text conveys the step and keeps
-the tracked beliefs (`judge_checks`, with the deterministic `precheck` before the judge is paid); the opening
+"""What the infilling judge checks (ExploreToM §2.3): after each step, that the new text conveys the step, keeps the
+whole world state and every first-order belief the DSL tracks, and keeps a witness or a distraction to its one
+action (`judge_checks`, with the deterministic `precheck` before the judge is paid); the opening
 (`narration_checks`); and the finished text against every label the export can use (`final_checks`).
+
+The authors' released infiller judges the world state and every first-order belief after each step too (their
+second-order ones are skipped there "since models are quite bad on them"); tombench judges those at the end instead,
+together with every exported label. docs/infill-and-export.md compares the two check by check.
 """
 
 from __future__ import annotations
@@ -11,6 +16,9 @@ from dataclasses import dataclass
 from typing import Literal
 
 from tombench.dsl import Question, Story
+from tombench.dsl.render import join_names
+from tombench.dsl.state import State
+from tombench.dsl.values import CONTAINER, NO_CONTAINER, ROOM, NotIn
 from tombench.generators.exploretom.infill_prompts import Style, names_in, outsiders, personas_of
 
 __all__ = [
@@ -23,6 +31,8 @@ __all__ = [
     "narration_checks",
     "narration_judge_prompt",
     "precheck",
+    "scope_checks",
+    "world_statements",
 ]
 
 
@@ -33,7 +43,19 @@ class Check:
     question: str
     expected: bool
     kind: Literal[
-        "conveys", "modifier", "new_content", "renamed", "absent_speaker", "belief", "people", "object", "events", "label"
+        "conveys",
+        "modifier",
+        "scope",
+        "new_content",
+        "renamed",
+        "surface",
+        "absent_speaker",
+        "world",
+        "belief",
+        "people",
+        "object",
+        "events",
+        "label",
     ]
 
 
@@ -50,27 +72,49 @@ def _present(story: Story, index: int) -> list[str]:
     return list(dict.fromkeys(here))
 
 
-def judge_checks(story: Story, index: int, *, max_beliefs: int = 4, style: Style = "short") -> list[Check]:
+def judge_checks(story: Story, index: int, *, max_beliefs: int | None = None, style: Style = "short") -> list[Check]:
     """The judge's checks after step `index` (0-based): what the infilled text must say for the labels to hold.
+
+    The step's own checks come first (a candidate that fails one is rejected before the rest is paid for):
 
     * conveys: "Does the new text convey that: <the step's sentence>?" (yes)
     * modifier: for a step with a witness/distraction sentence, "... also convey that: <that sentence>?" (yes)
+    * scope (`scope_checks`): a secret witness or a distraction stays unnoticed and ends with the action (no)
     * new_content: does the new text add a character, or an action on the object that is not in the step? (no)
     * renamed: does it call a character by another name or replace one? (no)
+    * surface: is it coherent English (yes); does it carry writer notes or comments (no)
     * absent_speaker (`style="fantom"`): does anyone who is not in a room now (never entered, or left) speak or hear
       anything? (no)
-    * belief: first-order questions of the story prefix, as "According to the story so far: <question> Is the
-      answer <answer>?" (yes), those whose answer this step created or changed first, then the rest, at most
-      `max_beliefs`. The whole story is judged again at the end against every label the export can use
-      (`final_checks`, orders 0-2).
+
+    Then the tracked state after the step, whole, as the authors' infiller checks it:
+
+    * world: every world fact (`world_statements`: where each person, object and container is, the object's
+      states), "According to the story so far, is this true now: <fact>?" (yes)
+    * belief: every first-order question of the story prefix (C1, R1, K1, S1: every first-order belief about an
+      object or a topic, "no" answers included), as "According to the story so far: <question> Is the answer
+      <answer>?" (yes), those whose answer this step created or changed first. `max_beliefs` caps them (None: all);
+      a cap leaves some people's beliefs unjudged at this step (an infill that lets an absent person watch would
+      pass it), so it is for cost only.
+
+    Second-order beliefs and memory questions are judged on the finished text (`final_checks`, orders 0-2).
     """
-    step = story.steps[index]
     prefix = Story(story.context, story.actions[: index + 1])
-    before = Story(story.context, story.actions[:index])
+    checks = _step_checks(story, index, prefix, style)
+    checks += [
+        Check(f"According to the story so far, is this true now: {s}?", True, "world")
+        for s in world_statements(prefix.state)
+    ]
+    return checks + _belief_checks(story, index, prefix, max_beliefs)
+
+
+def _step_checks(story: Story, index: int, prefix: Story, style: Style) -> list[Check]:
+    """What the new text itself must do (and must not do) for this step."""
+    step = story.steps[index]
     people = ", ".join(prefix.people)
     checks = [Check(f"Does the new text convey that: {step.sentence}", True, "conveys")]
     if step.modifier is not None:
         checks.append(Check(f"Does the new text also convey that: {step.modifier}", True, "modifier"))
+    checks += scope_checks(story, index)
     checks.append(
         Check(
             f"Does the new text introduce a character other than {people}, or describe someone moving, hiding or "
@@ -86,20 +130,78 @@ def judge_checks(story: Story, index: int, *, max_beliefs: int = 4, style: Style
             "renamed",
         )
     )
+    checks.append(Check("Is the new text reasonable, coherent English?", True, "surface"))
+    checks.append(
+        Check(
+            "Does the new text include writer notes, comments or anything else that does not belong in the story?",
+            False,
+            "surface",
+        )
+    )
     if style == "fantom":
         absent = [p for p in prefix.people if p not in _present(story, index)]
         if absent:
             checks.append(
                 Check(f"In the new text, does {' or '.join(absent)} speak or hear anything?", False, "absent_speaker")
             )
-    old = {(q.text, q.answer) for q in before.questions(orders=(1,))}
-    qs: list[Question] = prefix.questions(orders=(1,))
-    ranked = [q for q in qs if (q.text, q.answer) not in old] + [q for q in qs if (q.text, q.answer) in old]
-    for q in ranked[:max_beliefs]:
-        checks.append(
-            Check(f"According to the story so far: {q.text} Is the answer {_yes_no(q.answer)}?", True, "belief")
-        )
     return checks
+
+
+def scope_checks(story: Story, index: int) -> list[Check]:
+    """A secret witness or a distraction covers this one action (the modifier sentence says so): nobody notices the
+    witness (nobody models a peeker), nobody notices the distraction (everyone assumes the distracted person saw),
+    the distracted person misses the action, and both end with it. Each of these decides first- or second-order
+    labels; the authors' infiller asks the same five questions in its "ad hoc" judge call."""
+    action = story.steps[index].action
+    peekers: tuple[str, ...] = getattr(action, "peekers", ())
+    distracted: tuple[str, ...] = getattr(action, "distracted", ())
+    checks = []
+    if peekers:
+        k = join_names(peekers)
+        checks += [
+            Check(f"Does the new text suggest that anyone notices {k} watching?", False, "scope"),
+            Check(f"Does the new text suggest that {k} goes on watching after this action?", False, "scope"),
+        ]
+    if distracted:
+        d = join_names(distracted)
+        checks += [
+            Check(f"Does the new text suggest that anyone notices that {d} is distracted?", False, "scope"),
+            Check(f"Does the new text suggest that {d} notices anything of this action?", False, "scope"),
+            Check(f"Does the new text suggest that {d} stays distracted after this action?", False, "scope"),
+        ]
+    return checks
+
+
+def _belief_checks(story: Story, index: int, prefix: Story, max_beliefs: int | None) -> list[Check]:
+    """Every first-order question of the prefix, those this step created or changed first, capped at `max_beliefs`."""
+    before = Story(story.context, story.actions[:index])
+    old = {(q.text, q.answer) for q in before.questions(orders=(1,), first_order_room_questions=True)}
+    qs: list[Question] = prefix.questions(orders=(1,), first_order_room_questions=True)
+    ranked = [q for q in qs if (q.text, q.answer) not in old] + [q for q in qs if (q.text, q.answer) in old]
+    if max_beliefs is not None:
+        ranked = ranked[:max_beliefs]
+    return [
+        Check(f"According to the story so far: {q.text} Is the answer {_yes_no(q.answer)}?", True, "belief")
+        for q in ranked
+    ]
+
+
+def world_statements(state: State) -> list[str]:
+    """The world state as plain statements, one per tracked fact, in the order the facts first appeared: where each
+    person is (or the room they left), where each object and container is, and each state of the object."""
+    people = set(state.people)
+    out = []
+    for (entity, prop), value in state.world.items():
+        subject = entity if entity in people else f"the {entity}"
+        if value is NO_CONTAINER:
+            out.append(f"{subject} is not inside any container")
+        elif isinstance(value, NotIn):
+            out.append(f"{subject} is not in the {value.where}")
+        elif prop in (ROOM, CONTAINER) and isinstance(value, str):
+            out.append(f"{subject} is in the {value}")
+        elif isinstance(value, str):
+            out.append(f"{subject} {value}")
+    return out
 
 
 def narration_checks(story: Story) -> list[Check]:
@@ -143,13 +245,19 @@ def final_judge_prompt(text: str, checks: Sequence[Check]) -> str:
 
 
 def judge_prompt(story_so_far: str, new_text: str, checks: Sequence[Check]) -> str:
-    """The judge sees the whole infilled text so far, the new part separately, and the numbered checks."""
+    """The judge sees the whole infilled text so far, the new part separately, and the numbered checks (one batch of
+    a step's checks: the story and the new text are repeated in every batch, so each call stands alone).
+
+    The two notes are the DSL's witness rule and where a contained object is, so that the judge reads the world and
+    belief checks as the tracker does (the authors' judge prompt has similar "things to note")."""
     numbered = "\n".join(f"{i}. {c.question}" for i, c in enumerate(checks, start=1))
     return (
         "You check a story for consistency. Read the story so far and the new text that continues it.\n\n"
         f"STORY SO FAR:\n{story_so_far or '(nothing yet)'}\n\nNEW TEXT:\n{new_text}\n\n"
         "Answer each question about the story (the story so far followed by the new text) with yes or no. Answer "
-        "'no' to a 'does it convey' question when the text leaves it ambiguous.\n\n"
+        "'no' to a 'does it convey' question when the text leaves it ambiguous. Unless the story says otherwise, "
+        "people in a room see what happens there and people elsewhere do not, and an object put in a container is "
+        "still in that container's room.\n\n"
         f"{numbered}\n\n"
         "Reply with one line per question, exactly as '<number>: yes' or '<number>: no', and nothing else."
     )
