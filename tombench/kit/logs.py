@@ -14,6 +14,7 @@ Readers keep both apart and never pool them silently.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable
 from pathlib import Path
@@ -33,6 +34,11 @@ class UnreadableLog(ValueError):
         self.path = Path(path)
         self.why = why
         super().__init__(f"{path}: not a readable Inspect eval log ({why})")
+
+    @classmethod
+    def from_error(cls, path: str | Path, error: BaseException) -> UnreadableLog:
+        """The one-line error for whatever reading `path` raised."""
+        return cls(path, _why(error))
 
 
 def log_paths(paths: Iterable[str | Path]) -> list[Path]:
@@ -73,7 +79,7 @@ def read_log(path: str | Path, **options: Any) -> Any:
     try:
         return read_eval_log(str(path), **options)
     except Exception as e:  # noqa: BLE001 - whatever the zip, JSON or pydantic layer raises becomes one line
-        raise UnreadableLog(path, _why(e)) from e
+        raise UnreadableLog.from_error(path, e) from e
 
 
 def read_sample_summaries(path: str | Path) -> list[Any]:
@@ -86,7 +92,12 @@ def read_sample_summaries(path: str | Path) -> list[Any]:
     try:
         return list(read_eval_log_sample_summaries(str(path)))
     except Exception as e:  # noqa: BLE001 - as in read_log
-        raise UnreadableLog(path, _why(e)) from e
+        raise UnreadableLog.from_error(path, e) from e
+
+
+def _digest(values: list[str]) -> str:
+    """A short digest of the sample ids: two runs over different items are different experiments."""
+    return hashlib.sha256("\n".join(values).encode()).hexdigest()[:16]
 
 
 def _generate_config(log: Any) -> dict[str, Any]:
@@ -107,7 +118,8 @@ def run_settings(log: Any) -> dict[str, Any]:
         "task_args": spec.task_args, "model": spec.model, "model_args": spec.model_args,
         "model_roles": {k: str(getattr(v, "model", v)) for k, v in (spec.model_roles or {}).items()},
         "generate_config": _generate_config(log),
-        "dataset": [spec.dataset.name, spec.dataset.location, meta.get("dataset_id"), meta.get("dataset_revision")],
+        "dataset": [spec.dataset.name, spec.dataset.location, meta.get("dataset_id"), meta.get("dataset_revision"),
+                    spec.dataset.samples, _digest(sorted(map(str, spec.dataset.sample_ids or [])))],
         "epochs": config.epochs or 1, "epochs_reducer": config.epochs_reducer, "limit": config.limit,
         "sample_id": config.sample_id, "solver": spec.solver, "solver_args": spec.solver_args,
         "scorers": [(s.name, s.options) for s in spec.scorers or []],

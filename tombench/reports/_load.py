@@ -49,12 +49,18 @@ class Run:
     log: str = ""
 
     @property
-    def tag(self) -> str:
+    def short_tag(self) -> str:
         """What tells this run apart from the other runs of its model and task ("" when it is the only one)."""
         parts = [self.variant] if self.variant else []
         if self.repeats > 1:
-            parts.append(f"run {self.repeat} of {self.repeats}, started {self.created[:19].replace('T', ' ')}")
+            parts.append(f"run {self.repeat} of {self.repeats}")
         return ", ".join(parts)
+
+    @property
+    def tag(self) -> str:
+        """`short_tag`, with the start time of a repeat (which is what tells repeats apart in the log folder)."""
+        started = f", started {self.created[:19].replace('T', ' ')}" if self.repeats > 1 else ""
+        return self.short_tag + started
 
     @property
     def label(self) -> str:
