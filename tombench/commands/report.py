@@ -4,6 +4,12 @@
     tombench report logs/ --md > report.md
     tombench report logs/ --plot fig3.png       # Figure 3 as a PNG (needs matplotlib)
     tombench report transfer logs/              # generator x evaluator matrix (paper Table 2)
+
+Each run (one log) is its own column, keyed A, B, ... with a legend beneath each table: runs of different tasks or
+settings are different experiments, and repeats of one configuration are shown apart as run 1, run 2 (never pooled,
+which would double n without adding a question); a note on stderr says when a folder holds several runs of a model
+and task. Files that are not readable logs and unfinished runs are skipped with one line each on stderr; a progress
+bar shows on stderr while reading when it is a terminal.
 """
 
 from __future__ import annotations
