@@ -24,20 +24,18 @@ def say(line: str) -> None:
     _stderr().print(line, markup=False, soft_wrap=True)
 
 
-def progress(description: str) -> Any:
-    """A wrapper for `reports.load_*(progress=...)`: yields the files back while a rich bar counts them on stderr."""
-    def wrap(files: Sequence[Path]) -> Iterable[Path]:
-        console = _stderr()
-        if not console.is_terminal or len(files) < 2:
-            yield from files
-            return
-        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+def progress(files: Sequence[Path], what: str) -> Iterable[Path]:
+    """For `reports.load_*(progress=...)`: yields the files back while a rich bar counts them on stderr (only when
+    stderr is a terminal and there is more than one file)."""
+    console = _stderr()
+    if not console.is_terminal or len(files) < 2:
+        yield from files
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                      console=console, transient=True) as bar:
-            task = bar.add_task(description, total=len(files))
-            for f in files:
-                yield f
-                bar.advance(task)
-
-    return wrap
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=True) as bar:
+        task = bar.add_task(f"reading {what}", total=len(files))
+        for f in files:
+            yield f
+            bar.advance(task)

@@ -33,7 +33,7 @@ def _load(paths: tuple[str, ...]):
     if not paths:
         raise UserError("give one or more Inspect logs or log directories")
     try:
-        recs = load_records(paths, on_skip=say, progress=progress("reading logs"))
+        recs = load_records(paths, on_skip=say, progress=progress)
     except FileNotFoundError as e:
         raise UserError(str(e)) from None
     et = exploretom_records(recs)

@@ -27,7 +27,7 @@ def suites(logs: tuple[str, ...], md: bool, groups: bool) -> None:
     if not logs:
         raise UserError("give one or more Inspect logs or log directories")
     try:
-        results = load_suite_results(logs, on_skip=say, progress=progress("reading log headers"))
+        results = load_suite_results(logs, on_skip=say, progress=progress)
     except FileNotFoundError as e:
         raise UserError(str(e)) from None
     if not results:

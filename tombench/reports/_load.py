@@ -30,8 +30,12 @@ __all__ = ["Run", "SampleRecord", "load_records", "load_runs", "log_paths", "rep
 
 #: Told one line per file left out (unreadable, unfinished).
 OnSkip = Callable[[str], None]
-#: Wraps the list of log files being read (e.g. in a progress bar) and yields them back.
-Progress = Callable[[Sequence[Path]], Iterable[Path]]
+#: Wraps the list of log files being read (e.g. in a progress bar) and yields them back; told what is read of them.
+Progress = Callable[[Sequence[Path], str], Iterable[Path]]
+
+
+def _no_progress(files: Sequence[Path], what: str) -> Iterable[Path]:
+    return files
 
 
 @dataclass(frozen=True, order=True)
@@ -101,7 +105,7 @@ def _short(value: Any) -> str:
 
 def _differences(settings: Sequence[dict[str, Any]]) -> list[str]:
     """For each of several runs' settings, what differs from the others ("people=3, limit=5"); task arguments are
-    shown one by one, since they are what a user changes most."""
+    shown one by one, since they are what a user changes most (and the items they select are then not repeated)."""
     def flat(s: dict[str, Any]) -> dict[str, Any]:
         out = {k: v for k, v in s.items() if k not in ("task_args", "task", "model")}
         out.update({k: v for k, v in (s.get("task_args") or {}).items()})
@@ -110,6 +114,8 @@ def _differences(settings: Sequence[dict[str, Any]]) -> list[str]:
     flats = [flat(s) for s in settings]
     keys = sorted({k for f in flats for k in f})
     varying = [k for k in keys if len({json.dumps(f.get(k), sort_keys=True, default=str) for f in flats}) > 1]
+    if set(varying) - set(settings[0]) - {"dataset"}:  # a task argument differs: the items differ because of it
+        varying = [k for k in varying if k != "dataset"]
     return [", ".join(f"{k}={_short(f.get(k))}" for k in varying) for f in flats]
 
 
@@ -157,13 +163,14 @@ def _header(path: Path, on_skip: OnSkip, keep: Callable[[Any], bool]) -> _Header
 
 
 def load_runs(paths: Iterable[str | Path], *, on_skip: OnSkip = lambda line: None,
-              progress: Progress = lambda files: files,
+              progress: Progress = _no_progress,
               keep: Callable[[Any], bool] = lambda log: True) -> list[tuple[Run, Any]]:
     """The finished, readable logs among `paths` (files or folders) that `keep` accepts: each as its run and its
     header (an `EvalLog` without samples), in run order.
 
     Raises FileNotFoundError for a path that does not exist; every other bad file is skipped with one line."""
-    headers = [h for path in progress(log_paths(paths)) if (h := _header(path, on_skip, keep)) is not None]
+    headers = [h for path in progress(log_paths(paths), "log headers")
+               if (h := _header(path, on_skip, keep)) is not None]
     runs = _number(headers)
     return sorted(((runs[h.path], h.log) for h in headers), key=lambda pair: pair[0])
 
@@ -203,13 +210,13 @@ def _record(summary: Any, run: Run) -> SampleRecord | None:
 
 
 def load_records(paths: Iterable[str | Path], *, on_skip: OnSkip = lambda line: None,
-                 progress: Progress = lambda files: files) -> list[SampleRecord]:
+                 progress: Progress = _no_progress) -> list[SampleRecord]:
     """Every finished log's scored questions as records, each carrying its run. Unreadable files and unfinished
     runs are skipped with one line each through `on_skip`; samples without a numeric score are left out."""
-    runs = [run for run, _ in load_runs(paths, on_skip=on_skip)]
+    runs = [run for run, _ in load_runs(paths, on_skip=on_skip, progress=progress)]
     by_log = {Path(run.log): run for run in runs}
     records: list[SampleRecord] = []
-    for path in progress(list(by_log)):
+    for path in progress(list(by_log), "samples"):
         run = by_log[path]
         try:
             summaries = read_sample_summaries(path)
