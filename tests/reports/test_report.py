@@ -50,8 +50,8 @@ def test_table_1_counts_first_order_exploretom_questions_only(tmp_path):
     recs = load_records([_log(tmp_path / "a", generator="tombench/recency"), _log(tmp_path / "b", TOMI, name="tomi")])
     assert len(recs) == 7  # 6 ExploreToM questions with an order (0, 1 or 2) and the ToMi item
     t1 = per_action_set_table(recs)
-    assert t1.columns == ["action set", "mockllm/model (exploretom_adversarial) plain",
-                          "mockllm/model (exploretom_adversarial) asymmetric"]
+    assert t1.columns == ["action set", "A plain", "A asym."]
+    assert t1.legend == ["A = mockllm/model on exploretom_adversarial"]
     rows = {r[0]: r[1:] for r in t1.rows}
     assert rows["tomi"][0].startswith("1.00 [0.21, 1.00] n=1") and rows["tomi"][1].startswith("0.00 [0.00, 0.79]")
     # overall plain: the 3 first-order plain questions (2 right); the ToMi item and the order-2 question stay out
@@ -62,9 +62,10 @@ def test_tasks_of_one_model_are_never_pooled(tmp_path):
     recs = load_records([_log(tmp_path / "a"), _log(tmp_path / "b", name="exploretom_random")])
     t1 = per_action_set_table(recs)
     assert len(t1.columns) == 1 + 2 * 2
-    assert any("(exploretom_random)" in c for c in t1.columns)
+    assert t1.legend == ["A = mockllm/model on exploretom_adversarial", "B = mockllm/model on exploretom_random"]
     (fig_a, fig_b) = by_people_and_moves(recs)
-    assert fig_a.title.endswith("(exploretom_adversarial)") and fig_b.title.endswith("(exploretom_random)")
+    assert fig_a.title.endswith(": A") and fig_b.title.endswith(": B")
+    assert fig_a.legend == t1.legend[:1] and fig_b.legend == t1.legend[1:]
     assert fig_a.columns == ["people \\ moves", "2", "3"]
 
 

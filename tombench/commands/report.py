@@ -4,6 +4,12 @@
     tombench report logs/ --md > report.md
     tombench report logs/ --plot fig3.png       # Figure 3 as a PNG (needs matplotlib)
     tombench report transfer logs/              # generator x evaluator matrix (paper Table 2)
+
+Each run (one log) is its own column, keyed A, B, ... with a legend beneath each table: runs of different tasks or
+settings are different experiments, and repeats of one configuration are shown apart as run 1, run 2 (never pooled,
+which would double n without adding a question); a note on stderr says when a folder holds several runs of a model
+and task. Files that are not readable logs and unfinished runs are skipped with one line each on stderr; a progress
+bar shows on stderr while reading when it is a terminal.
 """
 
 from __future__ import annotations
@@ -17,16 +23,22 @@ from tombench.cli import UserError
 
 
 def _load(paths: tuple[str, ...]):
-    """The ExploreToM records of the logs; a one-line error when there are none (e.g. ToMi-only logs)."""
-    from tombench.reports import exploretom_records, load_records
+    """The ExploreToM records of the logs; a one-line error when there are none (e.g. ToMi-only logs).
+
+    Files that are not readable logs and unfinished runs are left out with one line each on stderr, and a note
+    says when a model and task were run more than once (each run is its own column, never pooled)."""
+    from tombench.commands._logs import progress, say
+    from tombench.reports import exploretom_records, load_records, repeat_notes
 
     if not paths:
         raise UserError("give one or more Inspect logs or log directories")
     try:
-        recs = load_records(paths)
+        recs = load_records(paths, on_skip=say, progress=progress)
     except FileNotFoundError as e:
         raise UserError(str(e)) from None
     et = exploretom_records(recs)
+    for note in repeat_notes(r.column for r in et):
+        say(note)
     if not et:
         other = sorted({r.task for r in recs})
         raise UserError("no scored ExploreToM questions in those logs"
@@ -53,17 +65,17 @@ def _plot(recs, path: Path) -> None:
     except ImportError:
         raise UserError("--plot needs matplotlib: pip install matplotlib") from None
     fo = [r for r in recs if r.order == 1]  # first-order questions, as Table 1 and Figure 3
-    columns = sorted({(r.model, r.task) for r in fo})  # a model on one task per line: tasks are never pooled
+    columns = sorted({r.column for r in fo})  # one line per run: tasks, settings and repeats are never pooled
     fig, axes = plt.subplots(1, 2, figsize=(10, 4))
     for ax, attr in zip(axes, ("people", "moves"), strict=True):
-        for m, task in columns:
-            mine = [r for r in fo if (r.model, r.task) == (m, task)]
+        for run in columns:
+            mine = [r for r in fo if r.column == run]
             xs = sorted({getattr(r, attr) for r in mine if getattr(r, attr) is not None})
             ys = []
             for x in xs:
                 sel = [r.correct for r in mine if getattr(r, attr) == x]
                 ys.append(sum(sel) / len(sel))
-            ax.plot(xs, ys, marker="o", label=f"{m} ({task})")
+            ax.plot(xs, ys, marker="o", label=run.label)
             ax.set_xticks(xs)
         ax.set_xlabel(f"number of {attr}")
         ax.set_ylabel("first-order accuracy")

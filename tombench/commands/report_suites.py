@@ -20,16 +20,20 @@ def suites(logs: tuple[str, ...], md: bool, groups: bool) -> None:
     """Headline of every established ToM suite per model (tomi, hitom, bigtom, opentom, fantom, simpletom, tombench)."""
     from rich.console import Console
 
+    from tombench.commands._logs import progress, say
+    from tombench.reports import repeat_notes
     from tombench.reports._suites import load_suite_results, suite_groups_tables, suites_table
 
     if not logs:
         raise UserError("give one or more Inspect logs or log directories")
     try:
-        results = load_suite_results(logs)
+        results = load_suite_results(logs, on_skip=say, progress=progress)
     except FileNotFoundError as e:
         raise UserError(str(e)) from None
     if not results:
         raise UserError("no finished suite logs there (run e.g. inspect eval tombench/tomi or tombench/hitom first)")
+    for note in repeat_notes(r.run for r in results if r.run is not None):
+        say(note)
     tables = [suites_table(results), *(suite_groups_tables(results) if groups else [])]
     console = Console(width=max(Console().width, 120))
     for t in tables:

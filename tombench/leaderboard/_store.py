@@ -13,6 +13,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from tombench.kit.logs import UnreadableLog
+
 from ._from_log import LogError, RowOverrides, row_from_log
 from ._row import ResultRow
 from ._site import LOGS_DIR, RESULTS_DIR, eval_result_entries, eval_yaml, model_slug, result_path, site_files
@@ -79,7 +81,7 @@ def read_row(path: Path, overrides: RowOverrides | None = None) -> ResultRow:
     except LogError:
         raise
     except Exception as e:  # not an Inspect log at all
-        raise LogError(f"{path}: not a readable Inspect eval log ({type(e).__name__})") from e
+        raise LogError(str(UnreadableLog.from_error(path, e))) from e
 
 
 #: Prints one line of the add report: (rich markup, whether rich may highlight numbers and paths in it).

@@ -1,6 +1,6 @@
 """Paper-style reports from Inspect logs: Table 1, Table 6, accuracy vs people and moves, the transfer matrix."""
 
-from tombench.reports._load import SampleRecord, load_records, log_paths
+from tombench.reports._load import Run, SampleRecord, load_records, load_runs, log_paths, repeat_notes
 from tombench.reports._tables import (
     ReportTable,
     by_people_and_moves,
@@ -12,12 +12,15 @@ from tombench.reports._tables import (
 
 __all__ = [
     "ReportTable",
+    "Run",
     "SampleRecord",
     "by_people_and_moves",
     "exploretom_records",
     "interesting_table",
     "load_records",
+    "load_runs",
     "log_paths",
     "per_action_set_table",
+    "repeat_notes",
     "transfer_matrix",
 ]

@@ -1,17 +1,75 @@
-"""Inspect logs -> one flat record per scored question with a ToM order (the only I/O of the reports).
+"""Inspect logs -> runs and one flat record per scored question with a ToM order (the only I/O of the reports).
 
 ToMi and other suites' questions load too (they have an order but no action set); the ExploreToM tables filter on
 the action set (`_tables.exploretom_records`).
+
+**Runs are never pooled** (issue #32 point 3). Every log is one `Run`; its records carry it, and each table gives
+each run its own column. Logs that differ in any setting that shapes the numbers (`tombench.kit.logs.run_settings`:
+task arguments, model, decoding, data, limits, ...) are different experiments, labelled by what differs
+(`people=3`); logs with equal settings are repeats, labelled `run 1 of 2`, `run 2 of 2` by start time. Pooling two
+runs of the same questions would double n and narrow the interval without adding a single new question, and
+keeping only the newest would hide the run-to-run spread a re-run exists to show, so both are shown, apart.
+
+Files that are not readable logs (a truncated `.eval`, a `notes.json`) and runs that did not finish are skipped
+with one line each through `on_skip`; the others still make the report. Only the log headers and the samples'
+summaries (scores and small metadata, not messages or events) are read.
 """
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-__all__ = ["SampleRecord", "load_records", "log_paths"]
+from tombench.kit.logs import UnreadableLog, log_paths, read_log, read_sample_summaries, run_settings
+
+__all__ = ["Run", "SampleRecord", "load_records", "load_runs", "log_paths", "repeat_notes"]
+
+#: Told one line per file left out (unreadable, unfinished).
+OnSkip = Callable[[str], None]
+#: Wraps the list of log files being read (e.g. in a progress bar) and yields them back; told what is read of them.
+Progress = Callable[[Sequence[Path], str], Iterable[Path]]
+
+
+def _no_progress(files: Sequence[Path], what: str) -> Iterable[Path]:
+    return files
+
+
+@dataclass(frozen=True, order=True)
+class Run:
+    """One eval log: who answered which task, how it differs from the other runs of that model and task, and which
+    repeat of its configuration it is (1 of 1 unless the same settings were run again)."""
+
+    model: str
+    task: str
+    #: the settings that differ from the other runs of this model and task ("people=3"), "" when none do
+    variant: str = ""
+    repeat: int = 1
+    repeats: int = 1
+    created: str = ""
+    log: str = ""
+
+    @property
+    def short_tag(self) -> str:
+        """What tells this run apart from the other runs of its model and task ("" when it is the only one)."""
+        parts = [self.variant] if self.variant else []
+        if self.repeats > 1:
+            parts.append(f"run {self.repeat} of {self.repeats}")
+        return ", ".join(parts)
+
+    @property
+    def tag(self) -> str:
+        """`short_tag`, with the start time of a repeat (which is what tells repeats apart in the log folder)."""
+        started = f", started {self.created[:19].replace('T', ' ')}" if self.repeats > 1 else ""
+        return self.short_tag + started
+
+    @property
+    def label(self) -> str:
+        """`model on task`, with its tag in brackets when it has one."""
+        return f"{self.model} on {self.task}" + (f" [{self.tag}]" if self.tag else "")
 
 
 @dataclass(frozen=True)
@@ -31,19 +89,90 @@ class SampleRecord:
     generator_model: str | None = None
     #: how that story was found ("astar-paper", "astar-improved", "over-generate", ...), when the log says
     search_method: str | None = None
+    #: the log it came from: records of different runs are never pooled
+    run: Run | None = None
+
+    @property
+    def column(self) -> Run:
+        """The run this record belongs to (a record built by hand, without one, belongs to its model and task)."""
+        return self.run if self.run is not None else Run(self.model, self.task)
 
 
-def log_paths(paths: Iterable[str | Path]) -> list[Path]:
-    """Expand directories into the Inspect logs they contain (.eval and .json)."""
-    out: list[Path] = []
-    for p in map(Path, paths):
-        if p.is_dir():
-            out += sorted(x for x in p.rglob("*") if x.suffix in (".eval", ".json") and x.is_file())
-        elif p.exists():
-            out.append(p)
-        else:
-            raise FileNotFoundError(f"no such log file or folder: {p}")
-    return out
+def _short(value: Any) -> str:
+    text = value if isinstance(value, str) else json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _differences(settings: Sequence[dict[str, Any]]) -> list[str]:
+    """For each of several runs' settings, what differs from the others ("people=3, limit=5"); task arguments are
+    shown one by one, since they are what a user changes most (and the items they select are then not repeated)."""
+    def flat(s: dict[str, Any]) -> dict[str, Any]:
+        out = {k: v for k, v in s.items() if k not in ("task_args", "task", "model")}
+        out.update({k: v for k, v in (s.get("task_args") or {}).items()})
+        return out
+
+    flats = [flat(s) for s in settings]
+    keys = sorted({k for f in flats for k in f})
+    varying = [k for k in keys if len({json.dumps(f.get(k), sort_keys=True, default=str) for f in flats}) > 1]
+    if set(varying) - set(settings[0]) - {"dataset"}:  # a task argument differs: the items differ because of it
+        varying = [k for k in varying if k != "dataset"]
+    return [", ".join(f"{k}={_short(f.get(k))}" for k in varying) for f in flats]
+
+
+@dataclass
+class _Header:
+    path: Path
+    model: str
+    task: str
+    created: str
+    settings: dict[str, Any]
+    log: Any
+
+
+def _number(headers: list[_Header]) -> dict[Path, Run]:
+    """Each log's run: variants and repeats numbered within its model and task."""
+    groups: dict[tuple[str, str], list[_Header]] = {}
+    for h in headers:
+        groups.setdefault((h.model, h.task), []).append(h)
+    runs: dict[Path, Run] = {}
+    for (model, task), hs in groups.items():
+        hs.sort(key=lambda h: (h.created, str(h.path)))
+        variants = _differences([h.settings for h in hs])
+        same = [json.dumps(h.settings, sort_keys=True, default=str) for h in hs]
+        for i, h in enumerate(hs):
+            peers = [j for j in range(len(hs)) if same[j] == same[i]]
+            runs[h.path] = Run(model, task, variants[i], peers.index(i) + 1, len(peers), h.created, str(h.path))
+    return runs
+
+
+def _header(path: Path, on_skip: OnSkip, keep: Callable[[Any], bool]) -> _Header | None:
+    """The header of one log, or None (with one line through `on_skip` when the file is unreadable or the run did
+    not finish; silently when `keep` says the log is not one this report reads)."""
+    try:
+        log = read_log(path, header_only=True)
+    except UnreadableLog as e:
+        on_skip(f"skipped {e}")
+        return None
+    if not keep(log):
+        return None
+    if log.status != "success":
+        on_skip(f"skipped {path}: the run did not finish (status {log.status!r}); its scores would be partial")
+        return None
+    spec = log.eval
+    return _Header(path, spec.model, spec.task.split("/")[-1], spec.created, run_settings(log), log)
+
+
+def load_runs(paths: Iterable[str | Path], *, on_skip: OnSkip = lambda line: None,
+              progress: Progress = _no_progress,
+              keep: Callable[[Any], bool] = lambda log: True) -> list[tuple[Run, Any]]:
+    """The finished, readable logs among `paths` (files or folders) that `keep` accepts: each as its run and its
+    header (an `EvalLog` without samples), in run order.
+
+    Raises FileNotFoundError for a path that does not exist; every other bad file is skipped with one line."""
+    headers = [h for path in progress(log_paths(paths), "log headers")
+               if (h := _header(path, on_skip, keep)) is not None]
+    runs = _number(headers)
+    return sorted(((runs[h.path], h.log) for h in headers), key=lambda pair: pair[0])
 
 
 def _value(scores: dict | None) -> float | None:
@@ -63,33 +192,56 @@ def _value(scores: dict | None) -> float | None:
     return None
 
 
-def load_records(paths: Iterable[str | Path]) -> list[SampleRecord]:
-    """Read every log's samples into records. Samples without a numeric score (search seeds, errors) are skipped."""
-    from inspect_ai.log import read_eval_log
+def _record(summary: Any, run: Run) -> SampleRecord | None:
+    """The record of one sample summary; None for samples without an order or a numeric score (search seeds,
+    errors)."""
+    if getattr(summary, "error", None):
+        return None
+    v = _value(summary.scores)
+    md = summary.metadata or {}
+    if v is None or md.get("order") is None:
+        return None
+    return SampleRecord(
+        model=run.model, task=run.task, correct=v, action_set=md.get("action_set"),
+        asymmetric=md.get("asymmetric"), interesting=md.get("interesting"), order=md.get("order"),
+        people=md.get("people"), moves=md.get("moves"), generator_model=md.get("generator_model"),
+        search_method=md.get("search_method"), run=run,
+    )
 
+
+def load_records(paths: Iterable[str | Path], *, on_skip: OnSkip = lambda line: None,
+                 progress: Progress = _no_progress) -> list[SampleRecord]:
+    """Every finished log's scored questions as records, each carrying its run. Unreadable files and unfinished
+    runs are skipped with one line each through `on_skip`; samples without a numeric score are left out."""
+    runs = [run for run, _ in load_runs(paths, on_skip=on_skip, progress=progress)]
+    by_log = {Path(run.log): run for run in runs}
     records: list[SampleRecord] = []
-    for path in log_paths(paths):
-        log = read_eval_log(str(path))
-        model = log.eval.model
-        task = log.eval.task.split("/")[-1]
-        for s in log.samples or []:
-            v = _value(s.scores)
-            md = s.metadata or {}
-            if v is None or md.get("order") is None:
-                continue
-            records.append(
-                SampleRecord(
-                    model=model,
-                    task=task,
-                    correct=v,
-                    action_set=md.get("action_set"),
-                    asymmetric=md.get("asymmetric"),
-                    interesting=md.get("interesting"),
-                    order=md.get("order"),
-                    people=md.get("people"),
-                    moves=md.get("moves"),
-                    generator_model=md.get("generator_model"),
-                    search_method=md.get("search_method"),
-                )
-            )
+    for path in progress(list(by_log), "samples"):
+        run = by_log[path]
+        try:
+            summaries = read_sample_summaries(path)
+        except UnreadableLog as e:  # the header read but the samples do not (a file cut inside its samples)
+            on_skip(f"skipped {e}")
+            continue
+        records += [r for s in summaries if (r := _record(s, run)) is not None]
     return records
+
+
+def repeat_notes(runs: Iterable[Run]) -> list[str]:
+    """One line per model and task with several runs: how many, and that each is shown on its own."""
+    groups: dict[tuple[str, str], list[Run]] = {}
+    for r in set(runs):
+        groups.setdefault((r.model, r.task), []).append(r)
+    notes = []
+    for (model, task), rs in sorted(groups.items()):
+        if len(rs) < 2:
+            continue
+        repeated = sum(1 for r in rs if r.repeats > 1)
+        configs = len({r.variant for r in rs})
+        what = [f"{repeated} are repeats of the same settings"] if repeated else []
+        if configs > 1:
+            what.append(f"{configs} different settings")
+        notes.append(f"note: {len(rs)} runs of {model} on {task} ({'; '.join(what)}): each is shown on its own, "
+                     "never pooled")
+    return notes
+

@@ -4,7 +4,12 @@ Reads only the log headers (task metadata and aggregate metrics), so it is fast 
 what its headline is in its metadata (`suite`, `headline`, `headline_groups`, `chance`; see
 `tombench.tasks.suites`). Intervals: the logged `{headline}_ci_low/_ci_high` when present (bootstrap or Wilson,
 computed by the scorer), else, for a proportion, the Wilson 95% interval from the value and the number of scored
-items; so a 0% or 100% cell still has a width. With several logs of one (model, suite), the newest is used.
+items; so a 0% or 100% cell still has a width.
+
+Runs are never pooled or silently dropped (issue #32 point 3): when a model has several logs of one suite, each is
+its own row, labelled by what sets it apart (the task arguments that differ, or `run 2 of 2` for a repeat of the
+same settings; `_load.Run`), and the command prints a note. Unreadable files and unfinished runs are skipped with
+one line each.
 """
 
 from __future__ import annotations
@@ -12,10 +17,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from tombench.kit.intervals import wilson_interval
 from tombench.kit.metrics import parse_breakdown
-from tombench.reports._load import log_paths
+from tombench.reports._load import OnSkip, Progress, Run, _no_progress, load_runs
 from tombench.reports._tables import ReportTable
 
 __all__ = ["SUITE_LABELS", "SuiteResult", "load_suite_results", "suite_groups_tables", "suites_table"]
@@ -58,6 +64,14 @@ class SuiteResult:
     created: str
     log: str
     groups: list[GroupCell] = field(default_factory=list)
+    #: the run: what sets this log apart from the model's other logs of the suite
+    run: Run | None = None
+
+    @property
+    def row(self) -> str:
+        """The row label: the model, and what sets this run apart when the model has several of this suite."""
+        tag = self.run.short_tag if self.run is not None else ""
+        return f"{self.model} [{self.suite}: {tag}]" if tag else self.model
 
 
 def _headline_interval(metrics: dict[str, float], headline: str, n: int) -> tuple[float, float]:
@@ -78,14 +92,14 @@ def _group_cells(metrics: dict[str, float], wanted: set[str]) -> list[GroupCell]
     return groups
 
 
-def _result(path: Path) -> SuiteResult | None:
-    """The suite result of one log; None for a log that is not a finished suite run reporting its headline."""
-    from inspect_ai.log import read_eval_log
+def _is_suite(log: Any) -> bool:
+    return (log.eval.metadata or {}).get("suite") is not None
 
-    log = read_eval_log(str(path), header_only=True)
+
+def _result(run: Run, log: Any) -> SuiteResult | None:
+    """The suite result of one finished suite log; None when it does not report its headline."""
     meta = dict(log.eval.metadata or {})
-    suite = meta.get("suite")
-    if log.status != "success" or suite is None or log.results is None or not log.results.scores:
+    if log.results is None or not log.results.scores:
         return None
     headline = str(meta.get("headline") or "accuracy")
     metrics = {name: float(m.value) for s in log.results.scores for name, m in s.metrics.items()}
@@ -95,24 +109,21 @@ def _result(path: Path) -> SuiteResult | None:
     lo, hi = _headline_interval(metrics, headline, n)
     chance = meta.get("chance")
     return SuiteResult(
-        model=log.eval.model, suite=str(suite), headline=headline, value=metrics[headline], ci_low=lo, ci_high=hi,
-        n=n, chance=float(chance) if chance is not None else None, created=log.eval.created, log=str(path),
-        groups=_group_cells(metrics, set(meta.get("headline_groups") or ())),
+        model=log.eval.model, suite=str(meta["suite"]), headline=headline, value=metrics[headline], ci_low=lo,
+        ci_high=hi, n=n, chance=float(chance) if chance is not None else None, created=log.eval.created,
+        log=run.log, groups=_group_cells(metrics, set(meta.get("headline_groups") or ())), run=run,
     )
 
 
-def load_suite_results(paths: Iterable[str | Path]) -> list[SuiteResult]:
-    """The newest finished suite log of each (model, suite) among `paths` (files or folders)."""
-    newest: dict[tuple[str, str], SuiteResult] = {}
-    for path in log_paths(paths):
-        r = _result(path)
-        if r is None:
-            continue
-        key = (r.model, r.suite)
-        if key not in newest or r.created > newest[key].created:
-            newest[key] = r
-    return sorted(newest.values(), key=lambda r: (r.model, list(SUITE_LABELS).index(r.suite)
-                                                  if r.suite in SUITE_LABELS else 99))
+def load_suite_results(paths: Iterable[str | Path], *, on_skip: OnSkip = lambda line: None,
+                       progress: Progress = _no_progress) -> list[SuiteResult]:
+    """Every finished suite log among `paths` (files or folders), one result per run, by model and suite order.
+
+    Reads only the headers. Unreadable files and unfinished runs are told to `on_skip` (one line each)."""
+    results = [r for run, log in load_runs(paths, on_skip=on_skip, progress=progress, keep=_is_suite)
+               if (r := _result(run, log)) is not None]
+    order = list(SUITE_LABELS)
+    return sorted(results, key=lambda r: (r.model, order.index(r.suite) if r.suite in order else 99, r.row))
 
 
 def _fmt(value: float, lo: float, hi: float, headline: str) -> str:
@@ -146,15 +157,20 @@ def suites_table(results: list[SuiteResult]) -> ReportTable:
     suites = _suites(results)
     headline = {s: next(r.headline for r in results if r.suite == s) for s in suites}
     columns = ["model"] + [_column_title(s, headline[s]) for s in suites]
-    by = {(r.model, r.suite): r for r in results}
+    by = {(r.row, r.suite): r for r in results}
     rows = []
-    for model in sorted({r.model for r in results}):
-        cells = [by.get((model, s)) for s in suites]
-        rows.append([model] + ["–" if r is None else _fmt(r.value, r.ci_low, r.ci_high, r.headline) for r in cells])
+    for label in sorted({r.row for r in results}):
+        cells = [by.get((label, s)) for s in suites]
+        rows.append([label] + ["–" if r is None else _fmt(r.value, r.ci_low, r.ci_high, r.headline) for r in cells])
     if (chance := _chance_row(results, suites)) is not None:
         rows.append(chance)
     return ReportTable("Established ToM suites: headline per suite, 95% intervals (ExploreToM Table 3 shape)",
-                       columns, rows)
+                       columns, rows, _legend(results))
+
+
+def _legend(results: list[SuiteResult]) -> list[str]:
+    """Where each labelled row's cell comes from, for the rows that tell several runs apart."""
+    return [f"{r.row}: {Path(r.log).name}" for r in results if r.row != r.model]
 
 
 def _group_text(cell: GroupCell | None) -> str:
@@ -167,7 +183,7 @@ def _groups_table(suite: str, results: list[SuiteResult]) -> ReportTable:
     rows = []
     for r in results:
         cells = {(g.dimension, g.group): g for g in r.groups}
-        rows.append([r.model] + [_group_text(cells.get(key)) for key in keys])
+        rows.append([r.row] + [_group_text(cells.get(key)) for key in keys])
     return ReportTable(f"{SUITE_LABELS[suite]}: accuracy per group (95% Wilson intervals)",
                        ["model"] + [f"{d}={g}" for d, g in keys], rows)
 

@@ -11,19 +11,24 @@ What each table counts (ExploreToM, Sclar et al. 2024; issue #20 point 6):
   questions") of stories found against the row's model with the row's search method, answered by the column.
 
 Only ExploreToM questions (those with an action set) enter these tables: a ToMi item never lands in an ExploreToM
-row. A column is one model *on one task*: logs of different tasks of one model (adversarial, random, static,
-transfer) hold different stories and are never pooled. Every cell shows its 95% Wilson interval and its n, which
-stays honest at 0% and 100%.
+row. A column is one *run*: one model on one task with one set of settings (`_load.Run`). Logs of different tasks
+of one model (adversarial, random, static, transfer) hold different stories, logs with different settings are
+different experiments, and repeats of one configuration are shown apart (run 1, run 2): none is ever pooled. Every
+cell shows its 95% Wilson interval and its n, which stays honest at 0% and 100%.
+
+Columns are headed by short keys (A, B, ...) with a legend beneath the table naming each key's model, task and what
+sets its run apart, so several runs fit a 120-column terminal instead of headers cut to "tombench/… (exploret…"
+(issue #32 point 6). A key means the same run in every table of one report.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from tombench.kit.intervals import wilson_interval
-from tombench.reports._load import SampleRecord
+from tombench.reports._load import Run, SampleRecord
 
 __all__ = ["Cell", "ReportTable", "exploretom_records", "per_action_set_table", "interesting_table",
            "by_people_and_moves", "transfer_matrix"]
@@ -48,14 +53,18 @@ class ReportTable:
     title: str
     columns: list[str]
     rows: list[list[str]]
+    #: lines printed beneath the table: what each column key stands for
+    legend: list[str] = field(default_factory=list)
 
     def rich(self) -> Any:
-        """The table as a `rich.table.Table` (first column left-aligned, numbers right-aligned)."""
+        """The table as a `rich.table.Table` (first column left-aligned, numbers right-aligned), legend beneath."""
+        from rich.markup import escape
         from rich.table import Table
 
-        table = Table(title=self.title, title_justify="left")
-        for i, c in enumerate(self.columns):
-            table.add_column(c, justify="left" if i == 0 else "right")
+        table = Table(title=escape(self.title), title_justify="left",
+                      caption=escape("\n".join(self.legend)) or None, caption_justify="left")
+        for i, c in enumerate(self.columns):  # the row labels never wrap: the cells do, at their spaces
+            table.add_column(escape(c), justify="left" if i == 0 else "right", no_wrap=i == 0)
         for r in self.rows:
             table.add_row(*r)
         return table
@@ -64,7 +73,8 @@ class ReportTable:
         head = "| " + " | ".join(self.columns) + " |"
         sep = "|" + "|".join("---" for _ in self.columns) + "|"
         body = ["| " + " | ".join(r) + " |" for r in self.rows]
-        return "\n".join([f"**{self.title}**", "", head, sep, *body])
+        legend = ["", *(f"- {line}" for line in self.legend)] if self.legend else []
+        return "\n".join([f"**{self.title}**", "", head, sep, *body, *legend])
 
 
 def _cell(recs: Sequence[SampleRecord]) -> Cell | None:
@@ -84,16 +94,26 @@ def _group(recs: Sequence[SampleRecord], key: Callable[[SampleRecord], Hashable]
     return out
 
 
-Column = tuple[str, str]  # (model, task)
+Column = Run  # one run: a model on one task with one set of settings, one repeat
 
 
 def _columns(recs: Sequence[SampleRecord]) -> list[Column]:
-    """One column per (model, task): different tasks' stories are different data and never pooled."""
-    return sorted({(r.model, r.task) for r in recs})
+    """One column per run: different tasks, settings and repeats are different data and never pooled."""
+    return sorted({r.column for r in recs})
 
 
-def _label(col: Column) -> str:
-    return f"{col[0]} ({col[1]})"
+def _key(i: int) -> str:
+    """A, B, ..., Z, then AA, AB, ...: short column keys."""
+    return _key(i // 26 - 1) + chr(65 + i % 26) if i >= 26 else chr(65 + i)
+
+
+def _keys(recs: Sequence[SampleRecord]) -> dict[Column, str]:
+    """Each run's key, from every ExploreToM run in `recs`, so that a key names the same run in every table."""
+    return {c: _key(i) for i, c in enumerate(_columns(exploretom_records(recs)))}
+
+
+def _legend(keys: dict[Column, str], cols: Sequence[Column]) -> list[str]:
+    return [f"{keys[c]} = {c.label}" for c in cols]
 
 
 def exploretom_records(recs: Sequence[SampleRecord]) -> list[SampleRecord]:
@@ -113,17 +133,18 @@ def _first_order(recs: Sequence[SampleRecord]) -> list[SampleRecord]:
 
 
 def per_action_set_table(recs: Sequence[SampleRecord]) -> ReportTable:
-    """Paper Table 1: first-order accuracy per action set, plain and +asymmetric, a column pair per model x task."""
+    """Paper Table 1: first-order accuracy per action set, plain and +asymmetric, a column pair per run."""
     fo = _first_order(recs)
-    cols = _columns(fo)
-    g = _group(fo, lambda r: (r.model, r.task, r.action_set, bool(r.asymmetric)))
-    header = ["action set"] + [f"{_label(c)} {v}" for c in cols for v in ("plain", "asymmetric")]
-    rows = [[s] + [_fmt(_cell(g.get((*c, s, a), []))) for c in cols for a in (False, True)]
+    cols, keys = _columns(fo), _keys(recs)
+    g = _group(fo, lambda r: (r.column, r.action_set, bool(r.asymmetric)))
+    header = ["action set"] + [f"{keys[c]} {v}" for c in cols for v in ("plain", "asym.")]
+    rows = [[s] + [_fmt(_cell(g.get((c, s, a), []))) for c in cols for a in (False, True)]
             for s in _action_sets(fo)]
     if rows:
-        rows.append(["overall"] + [_fmt(_cell([r for r in fo if (r.model, r.task) == c and bool(r.asymmetric) == a]))
+        rows.append(["overall"] + [_fmt(_cell([r for r in fo if r.column == c and bool(r.asymmetric) == a]))
                                    for c in cols for a in (False, True)])
-    return ReportTable("Table 1: first-order accuracy per action set (95% Wilson interval, n questions)", header, rows)
+    return ReportTable("Table 1: first-order accuracy per action set, plain and asymmetric (95% Wilson interval, "
+                       "n questions)", header, rows, _legend(keys, cols))
 
 
 def _interesting_cells(sel: Sequence[SampleRecord]) -> list[str]:
@@ -140,39 +161,41 @@ def _interesting_row(label: list[str], selections: Sequence[Sequence[SampleRecor
 
 def _interesting_by_action_set(fo: Sequence[SampleRecord], cols: list[Column]) -> list[list[str]]:
     """Table 6's body: a row per action set x asymmetry, only where some column has questions of it."""
-    g = _group(fo, lambda r: (r.model, r.task, r.action_set, bool(r.asymmetric)))
+    g = _group(fo, lambda r: (r.column, r.action_set, bool(r.asymmetric)))
     rows = []
     for s in _action_sets(fo):
         for a in (False, True):
-            if any(g.get((*c, s, a)) for c in cols):
-                rows.append(_interesting_row([s, "✓" if a else "✗"], [g.get((*c, s, a), []) for c in cols]))
+            if any(g.get((c, s, a)) for c in cols):
+                rows.append(_interesting_row([s, "✓" if a else "✗"], [g.get((c, s, a), []) for c in cols]))
     return rows
 
 
 def interesting_table(recs: Sequence[SampleRecord]) -> ReportTable:
     """Paper Table 6: per action set x asymmetry, first-order accuracy on interesting and uninteresting questions."""
     fo = [r for r in _first_order(recs) if r.interesting is not None]
-    cols = _columns(fo)
-    header = ["action set", "asymmetric"] + [f"{_label(c)} {v}" for c in cols
-                                             for v in ("acc. int.", "acc. ¬int.", "% int.")]
+    cols, keys = _columns(fo), _keys(recs)
+    header = ["action set", "asym."] + [f"{keys[c]} {v}" for c in cols for v in ("int.", "¬int.", "% int.")]
     rows = _interesting_by_action_set(fo, cols)
     if rows:
-        rows.append(_interesting_row(["total", "—"], [[r for r in fo if (r.model, r.task) == c] for c in cols]))
-    return ReportTable("Table 6: first-order accuracy on interesting vs uninteresting questions", header, rows)
+        rows.append(_interesting_row(["total", "—"], [[r for r in fo if r.column == c] for c in cols]))
+    legend = ["int. = accuracy on interesting questions, ¬int. = on the others, % int. = share interesting",
+              *_legend(keys, cols)]
+    return ReportTable("Table 6: first-order accuracy on interesting vs uninteresting questions", header, rows, legend)
 
 
 def by_people_and_moves(recs: Sequence[SampleRecord]) -> list[ReportTable]:
-    """Figure 3 as tables: first-order accuracy by people (rows) and moves (columns), one table per model x task."""
+    """Figure 3 as tables: first-order accuracy by people (rows) and moves (columns), one table per run."""
     fo = [r for r in _first_order(recs) if r.people is not None and r.moves is not None]
+    keys = _keys(recs)
     out = []
     for c in _columns(fo):
-        mine = [r for r in fo if (r.model, r.task) == c]
+        mine = [r for r in fo if r.column == c]
         people = sorted({r.people for r in mine})  # type: ignore[type-var]
         moves = sorted({r.moves for r in mine})  # type: ignore[type-var]
         g = _group(mine, lambda r: (r.people, r.moves))
         rows = [[str(p)] + [_fmt(_cell(g.get((p, mv), []))) for mv in moves] for p in people]
-        out.append(ReportTable(f"First-order accuracy by people and moves: {_label(c)}",
-                               ["people \\ moves"] + [str(x) for x in moves], rows))
+        out.append(ReportTable(f"First-order accuracy by people and moves: {keys[c]}",
+                               ["people \\ moves"] + [str(x) for x in moves], rows, _legend(keys, [c])))
     return out
 
 
@@ -180,10 +203,10 @@ def transfer_matrix(recs: Sequence[SampleRecord]) -> ReportTable:
     """Paper Table 2: rows = the model stories were found against and the search method, columns = who answers."""
     with_gen = [r for r in exploretom_records(recs) if r.generator_model and r.order in (1, 2)]
     rows_k = sorted({(r.generator_model or "", r.search_method or "?") for r in with_gen})
-    cols = _columns(with_gen)
-    g = _group(with_gen, lambda r: (r.generator_model, r.search_method or "?", r.model, r.task))
-    rows = [[f"{gen} / {method}"] + [_fmt(_cell(g.get((gen, method, *c), []))) for c in cols]
+    cols, keys = _columns(with_gen), _keys(recs)
+    g = _group(with_gen, lambda r: (r.generator_model, r.search_method or "?", r.column))
+    rows = [[f"{gen} / {method}"] + [_fmt(_cell(g.get((gen, method, c), []))) for c in cols]
             for gen, method in rows_k]
     return ReportTable("Transfer: belief-question (orders 1-2) accuracy on stories found against (rows: model / "
                        "search method), answered by (columns)", ["generator / method \\ evaluator"]
-                       + [_label(c) for c in cols], rows)
+                       + [keys[c] for c in cols], rows, _legend(keys, cols))
