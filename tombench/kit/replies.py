@@ -155,33 +155,39 @@ def _find(words: list[str], phrase: list[str]) -> int:
 
 
 def _token(text: str, i: int, letters: str, options: Sequence[str]) -> tuple[str, int] | None:
-    """A label at `text[i:]`: "F", "(F)", "[F]", "[[F]]", "b)" — the canonical letter and where it ends, or None.
-
-    A letter that is also an English word ("A", "I", "a", "i") followed by more words is a label only when its own
-    option text follows ("A green_crate"), so "A red basket" and "I think" are words, not options A and I.
-    """
+    """A label at `text[i:]`: "F", "(F)", "[F]", "[[F]]", "b)" — the canonical letter and where it ends, or None."""
     m = _LABEL.match(text, i)
     if not m or (i > 0 and re.match(f"[{_WORDISH}\\\\]", text[i - 1])):
-        return None
+        return None  # inside a word ("sofa)") or a LaTeX command
     letter = next((c for c in letters if c.lower() == m.group(2).lower()), None)
     if letter is None:
         return None
-    end, rest = m.end(), text[m.end() :]
-    if m.group(1) or m.group(3):
-        return letter, end
-    if not rest or not re.match(f"[{_WORDISH}]", rest[0]) and not rest[0].isspace():
-        return letter, end  # end, punctuation, or a CJK character
+    own = options[letters.index(letter)] if options else ""
+    if m.group(1) or m.group(3) or _ends_label(text[m.end() :], m.group(2), own):
+        return letter, m.end()
+    return None
+
+
+def _ends_label(rest: str, written: str, own: str) -> bool:
+    """Whether what follows a bare letter makes it a label: the end, punctuation, a CJK character, a line break.
+
+    Followed by more words, a letter that is also an English word ("A", "I") or written in lower case ("a red
+    basket") is a label only when its own option text follows ("A green_crate"), so "A red basket" and "I think"
+    are words, not options A and I; "B because ..." is option B.
+    """
+    if not rest:
+        return True
     if re.match(f"[{_WORDISH}]", rest[0]):
-        return None  # inside a word ("Answer", "sofa")
+        return False  # inside a word ("Answer")
+    if not rest[0].isspace():
+        return True
     after = rest.lstrip()
     if not after or not re.match(f"[{_WORDISH}]", after[0]) or "\n" in rest[: len(rest) - len(after)]:
-        return letter, end  # the letter ends its line ("ANSWER: A\nShe smiles ...")
-    own = _norm(options[letters.index(letter)]) if options else []
-    if own and _norm(after)[: len(own)] == own:
-        return letter, end
-    if m.group(2) in "AaIi" or m.group(2).islower():
-        return None  # an article or a pronoun
-    return letter, end
+        return True  # the letter ends its line ("ANSWER: A\nShe smiles ...")
+    words = _norm(own)
+    if words and _norm(after)[: len(words)] == words:
+        return True
+    return not (written in "AaIi" or written.islower())
 
 
 def _hedged(text: str, end: int, letter: str, letters: str, options: Sequence[str]) -> bool:
@@ -247,8 +253,8 @@ def read_option(text: str, letters: str, options: Sequence[str] = (), *, closing
 
     Read as a careful grader reads: the last stated answer ("Answer: B", "The answer is (B).", "I would choose B",
     "答案是B") wins; else a label opening the reply ("B", "(B)", "[[B]]", "B. text", "B\\n\\nExplanation ...");
-    else a concluding label ("..., so B."); else the one bracketed label anywhere ("... [[C]]"); else, unless the
-    reply opens with reasoning or declines, the one option its first sentence states in words. A label offered
+    else a concluding label ("..., so B."); else the one "[[X]]" anywhere, or the one bracketed label ("... (C)");
+    else, unless the reply opens with reasoning or declines, the one option its first sentence states in words. A label offered
     with another ("B or C", "A, B") is a hedge (None). Letters are read in either case; "A"/"I" followed by words
     are read as the article and the pronoun unless option A's (I's) text follows. `closing_keys` also reads "b)"
     anywhere (BigToM's key format), never inside a word ("sofa)").
@@ -265,7 +271,8 @@ def read_option(text: str, letters: str, options: Sequence[str] = (), *, closing
         if found := step():
             letter, hedged = found[0]
             return None if hedged else letter
-    cited = _bracketed(text, letters, options, closing_keys)
+    doubled = {tok[0] for m in re.finditer(r"\[\[", text) if (tok := _token(text, m.start(), letters, options))}
+    cited = doubled or _bracketed(text, letters, options, closing_keys)  # "[[X]]" is a format asked for by name
     if cited:
         return cited.pop() if len(cited) == 1 else None
     first = re.split(r"(?<=[.!?。])\s+|\n", text, maxsplit=1)[0]
