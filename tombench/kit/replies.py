@@ -125,7 +125,8 @@ _STRONG_CUE = re.compile(
     re.IGNORECASE,
 )
 _WEAK_CUE = re.compile(r"\b(?:so|therefore|thus|hence|it\s+is|it's|that\s+is|that's)\b\s*,?\s*", re.IGNORECASE)
-_REASONING = re.compile(r"^\W*(?:let'?s|let\s+us|step\s+by\s+step|first(?:ly)?\b|to\s+(?:answer|solve|determine)|we\s+need)",
+_REASONING = re.compile(r"^\W*(?:let'?s|let\s+us|step\s+by\s+step|step\s*\d|first(?:ly)?\b|to\s+(?:answer|solve|determine)"
+                        r"|we\s+need)",
                         re.IGNORECASE)
 _REFUSAL = re.compile(
     r"\b(?:not\s+sure|unsure|unclear|cannot|can't|can\s*not|don't\s+know|do\s+not\s+know|not\s+enough|impossible\s+to"
