@@ -11,7 +11,7 @@ import json
 
 import pytest
 
-from tombench.kit.replies import find_json, read_bool, read_score, read_yes_no
+from tombench.kit.replies import find_json, read_bool, read_option, read_score, read_yes_no
 
 # text -> (bare reading, as exploretom's judges; "Persuaded:" reading, as persuasion's direct-prompting judge)
 YES_NO = [
@@ -71,3 +71,38 @@ def test_scores_and_booleans() -> None:
     assert [read_bool(v) for v in (True, 0, 2.5, " Yes ", "n", "0", "maybe", None)] == [
         True, False, True, True, False, False, None, None,
     ]
+
+
+_BOXES = ["green_crate", "blue_pantry", "red_basket", "green_box", "blue_tub", "red_drawer", "green_bin", "blue_can",
+          "red_jar"]
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("C", "C"), ("c.", "C"), ("(C)", "C"), ("[[C]]", "C"), ("**C**", "C"), (r"$\boxed{C}$", "C"),
+        ("C. red_basket", "C"), ("C red_basket", "C"), ("C - red_basket", "C"), ("C\n\nExplanation: not (B).", "C"),
+        ("Answer: C", "C"), ("The answer is C.", "C"), ("My final answer is (C).", "C"), ("I would choose C.", "C"),
+        ("答案是C。", "C"), ("选C", "C"), ("C is the answer.", "C"), ("..., so C.", "C"),
+        ("The basket is empty, so (b) is wrong. [[C]]", "C"),
+        ("red_basket", "C"), ("The lemon is in the red basket.", "C"),
+        ("A red basket.", "C"),  # the article, not option A
+        ("A green crate.", "A"),  # option A's own text follows its letter
+        ("A", "A"), ("I", "I"), ("I.", "I"), ("I think the answer is I.", "I"),
+        ("I believe it is in the red_drawer.", "F"), ("I can't tell.", None), ("I'm not sure.", None),
+        ("C or B", None), ("C/B", None), ("ANSWER: C, B", None), ("Either the red_basket or the blue_pantry.", None),
+        ("C或B", None), ("(B) or (C)", None),
+        ("Let's think step by step. The lemon is in the red_basket. Then Owen", None),  # reasoning cut short
+        ("None of the options.", None), ("", None),
+    ],
+)
+def test_read_option_reads_as_a_careful_grader(reply: str, expected: str | None) -> None:
+    assert read_option(reply, "ABCDEFGHI", _BOXES) == expected
+
+
+def test_read_option_key_format_never_inside_a_word() -> None:
+    options = ["She puts the vase near the sofa.", "She looks for another vase."]
+    assert read_option("Answer:b)She looks for another vase.", "ab", options, closing_keys=True) == "b"
+    assert read_option("She looks for another vase (not the one from the sofa).", "ab", options, closing_keys=True) == "b"
+    assert read_option("a) or b)", "ab", options, closing_keys=True) is None
+    assert read_option("It is b).", "ab", options) == "b"

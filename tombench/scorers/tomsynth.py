@@ -14,15 +14,17 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from inspect_ai.scorer import Score, Scorer, Target, accuracy, choice, mean, scorer, stderr
+from inspect_ai.scorer import CORRECT, INCORRECT, Score, Scorer, Target, accuracy, mean, scorer, stderr
 from inspect_ai.solver import TaskState
 
 from tombench.kit.metrics import breakdown, wilson95
+from tombench.kit.replies import read_option
 
 __all__ = [
     "GROUPING_DIMENSIONS",
     "format_ok",
     "extract_answer",
+    "read_letter",
     "tomsynth_reward",
     "grpo_reward",
     "tomsynth_choice",
@@ -80,15 +82,32 @@ def grpo_reward(completions: Sequence[Any], answer: Sequence[str], **kwargs: Any
     return [float(tomsynth_reward(_completion_text(c), a)) for c, a in zip(completions, answer, strict=True)]
 
 
+def read_letter(completion: str, letters: str, options: Sequence[str] = ()) -> str | None:
+    """The option letter a letter-format reply picks (shown order), or None: the careful grader's reading the suites
+    share (`tombench.kit.replies.read_option`). Inspect's own parse reads only "ANSWER: X", so "B", "The answer is
+    B." or the option's text scored as unanswered; "ANSWER: A or B" is still a hedge."""
+    return read_option(completion, letters, options)
+
+
 @scorer(metrics=[accuracy(), stderr(), breakdown(GROUPING_DIMENSIONS)])
 def tomsynth_choice() -> Scorer:
-    """Inspect's `choice()` scorer (for the `multiple_choice` solver), reported by the grouping dimensions too."""
-    base = choice()
+    """Multiple choice (the `multiple_choice` solver's prompt), read with `read_letter`, right when the option read
+    is the target; reported by the grouping dimensions too."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        result = await base(state, target)
-        assert result is not None
-        return result
+        letters = "".join(chr(ord("A") + i) for i in range(len(state.choices)))
+        read = read_letter(state.output.completion, letters, [c.value for c in state.choices])
+        original = None
+        if read is not None:
+            position = state.choices[letters.index(read)].original_position
+            original = chr(ord("A") + (letters.index(read) if position is None else position))
+        expected = target.text.strip().upper()
+        return Score(
+            value=CORRECT if original is not None and original == expected else INCORRECT,
+            answer=original,
+            explanation=f"read {original!r}; expected {expected!r}" if original else
+            f"no single option read; expected {expected!r}",
+        )
 
     return score
 

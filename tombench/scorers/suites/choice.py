@@ -3,9 +3,10 @@
 One module for what every suite shares, so a number in `tombench report suites` means the same thing in every column:
 
 * `match_choice(response, letters, options, protocol)`: which option a free-text response picks (None when it picks
-  none or several). `protocol="letter"` is the robust default (a final "Answer: X", a leading "B)", "(b)", "C." or
-  a bare letter, else the one option whose text the response names); `"bigtom"` is BigToM's own rule (the
-  response contains "a)" or "b)"), with the option text as the fallback where the paper used an LLM grader.
+  none or several, or hedges). `protocol="letter"` is the careful grader's reading shared with ToMBench and
+  ToM-Synth (`tombench.kit.replies.read_option`: "The answer is B.", "Answer: (B)", "B. text", "**B**", "[[B]]",
+  the option's text; "A red basket" is not option A; "B or C" is a hedge); `"bigtom"` adds BigToM's key format
+  ("b)" anywhere, never inside a word), with the option text where the paper used an LLM grader.
 * `choice_answer(protocol)`: the Inspect scorer for lettered multiple choice (target = the correct label; sample
   metadata `letters`, `options`). Value C/I; the score's metadata records what was read.
 * `suite_metrics(dimensions)`: `accuracy`, `stderr`, the Wilson 95% interval of the accuracy (`accuracy_ci_low`,
@@ -21,7 +22,6 @@ for a proportion the report computes the Wilson interval from the value and n; a
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from typing import Literal
 
@@ -39,6 +39,7 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import TaskState
 
 from tombench.kit.metrics import accuracy_interval, breakdown
+from tombench.kit.replies import read_option
 
 __all__ = ["PROTOCOLS", "choice_answer", "match_choice", "suite_metrics"]
 
@@ -48,101 +49,23 @@ PROTOCOLS: tuple[str, ...] = ("letter", "bigtom")
 
 
 # ------------------------------------------------------------------------------------------------------ matching
-_FINAL = re.compile(r"(?:final\s+)?answer\s*(?:is)?\s*[:：]", re.IGNORECASE)
-
-
-def _label_pattern(letters: str) -> str:
-    return "[" + re.escape(letters) + "]"
-
-
-def _words(text: str) -> str:
-    return " ".join(re.sub(r"[_\W]+", " ", text.lower()).split())
-
-
-def _named_options(response: str, letters: str, options: Sequence[str]) -> list[str]:
-    """Labels of the options whose text the response names (whole words, longest first, no overlaps)."""
-    text = " " + _words(response) + " "
-    taken = [False] * len(text)
-    found: list[tuple[int, str]] = []
-    order = sorted(range(len(options)), key=lambda i: -len(_words(options[i])))
-    for i in order:
-        opt = _words(options[i])
-        if not opt:
-            continue
-        for m in re.finditer(r"(?<= )" + re.escape(opt) + r"(?= )", text):
-            if not any(taken[m.start() : m.end()]):
-                found.append((m.start(), letters[i]))
-                for j in range(m.start(), m.end()):
-                    taken[j] = True
-    return list(dict.fromkeys(lab for _, lab in sorted(found)))
-
-
-def _leading_label(text: str, letters: str, options: Sequence[str]) -> str | None:
-    """A label at the very start: "B", "B.", "(b)", "c)", "B: ...", or "B green_box" when B's text follows."""
-    lab = _label_pattern(letters)
-    stripped = text.strip().strip("*` ")
-    if m := re.match(rf"^\(?({lab})\s*(?:[.):\]]|$)", stripped, re.IGNORECASE):
-        return m.group(1)
-    if m := re.match(rf"^({lab})\s+(.+)$", stripped, re.IGNORECASE | re.DOTALL):
-        for i, opt in enumerate(options):
-            if letters[i].lower() == m.group(1).lower() and _words(m.group(2)).startswith(_words(opt)):
-                return m.group(1)
-    return None
-
-
-def _canonical(label: str, letters: str) -> str | None:
-    for lab in letters:
-        if lab.lower() == label.lower():
-            return lab
-    return None
-
-
 def _letter_protocol(response: str, letters: str, options: Sequence[str]) -> str | None:
-    text = response.strip()
-    finals = list(_FINAL.finditer(text))
-    if finals:  # the last "Answer:" is the model's final word
-        text = text[finals[-1].end() :]
-    lab = _label_pattern(letters)
-    cited = {
-        _canonical(m.group(1) or m.group(2), letters)
-        for m in re.finditer(rf"\(({lab})\)|\b(?:option|choice)\s+({lab})\b", text, re.IGNORECASE)
-    }
-    cited.discard(None)
-    if (label := _leading_label(text, letters, options)) is not None:
-        cited.add(_canonical(label, letters))
-    if len(cited) == 1:
-        return cited.pop()
-    if len(cited) > 1:
-        return None
-    named = _named_options(text, letters, options)
-    return named[0] if len(named) == 1 else None
+    """The careful grader's reading (`tombench.kit.replies.read_option`): a stated answer, a leading label, a
+    concluding label, one bracketed label, else the one option the first sentence states; hedges read nothing."""
+    return read_option(response, letters, options)
 
 
 def _bigtom_protocol(response: str, letters: str, options: Sequence[str]) -> str | None:
     """BigToM (Gandhi et al. 2023, evaluate_conditions.py): the lower-cased response contains "a)" or "b)".
 
-    The original checks the correct key first, so a response naming both keys is graded correct; here it is
-    ambiguous (None) unless the text after a final "Answer:" names only one. Where neither key appears the paper
-    asked an LLM grader, told to match a single character to its option; here a lone label ("b", "B.") does the
-    same, and otherwise the option text decides (one named option), else None.
+    The original checks the correct key first, so a response naming both keys is graded correct, and it finds a
+    key inside a word ("... near the sofa)." holds "a)"). Here the shared reading decides (`read_option`, which
+    also reads the key format "b)" anywhere, never inside a word): a reply offering both keys is a hedge (None),
+    and an explanation after the answer ("b) ..., so a) is wrong") does not undo it. Where no key appears the
+    paper asked an LLM grader, told to match a single character to its option; here a lone label or the one
+    option the reply states in words does the same, else None.
     """
-    text = response
-    lone = re.fullmatch(r"\s*(?:answer\s*[:：]\s*)?\(?([A-Za-z])\)?[.\s]*", text, re.IGNORECASE)
-    if lone and (label := _canonical(lone.group(1), letters)) is not None:
-        return label
-    finals = list(_FINAL.finditer(text))
-    if finals:
-        tail = text[finals[-1].end() :]
-        keys = [lab for lab in letters if f"{lab.lower()})" in tail.lower()]
-        if len(keys) == 1:
-            return keys[0]
-    keys = [lab for lab in letters if f"{lab.lower()})" in text.lower()]
-    if len(keys) == 1:
-        return keys[0]
-    if len(keys) > 1:
-        return None
-    named = _named_options(text, letters, options)
-    return named[0] if len(named) == 1 else None
+    return read_option(response, letters, options, closing_keys=True)
 
 
 _PROTOCOLS: dict[str, Callable[[str, str, Sequence[str]], str | None]] = {

@@ -11,7 +11,8 @@ list answer "Al" inside "Allison" and read "No, she knows" as a yes):
   the paper's cosine rule over a sentence-transformers model, `tombench.scorers.suites.embedding`; see
   `closer_to_correct` and docs/suites.md#fantom for how often the two disagree);
 * answerability / info-accessibility lists: every character of the correct answer named, none of the wrong one;
-* yes/no questions: the response's yes or no (a leading yes/no/true/false, else the one polarity it states);
+* yes/no questions: the response's yes or no (a leading yes/no/true/false, else the first clause saying whether the
+  character knows; a hedge reads nothing);
 * fact questions: token F1 against the correct answer (not part of any All score).
 
 Set-level scores (`set_scores`): for the questions of one scenario (`inaccessible`, the paper's headline, or
@@ -121,21 +122,33 @@ def list_correct(response: str, correct: Sequence[str], wrong: Sequence[str]) ->
     return (not missed and not included), missed, included
 
 
-_YES = re.compile(r"\b(yes|true|knows)\b")
-_NO = re.compile(r"\b(no|false|does not know|doesn't know|does not|doesn't)\b")
+_HEDGE = re.compile(
+    r"\b(?:yes\s*(?:or|/)\s*no|no\s*(?:or|/)\s*yes|maybe|perhaps|possibly|not\s+sure|unsure|unclear|uncertain"
+    r"|hard\s+to\s+(?:say|tell)|can(?:'t|not|\s+not)\s+(?:tell|say|determine|be\s+sure)|i\s+(?:don't|do\s+not)\s+know"
+    r"|might|may\s+or\s+may\s+not|not\s+enough\s+information)\b"
+)
+_KNOWING = re.compile(r"\b(?:knows?|knew|is\s+aware|was\s+aware|heard|has\s+(?:heard|learned)|was\s+(?:there|present))\b")
+_NEGATION = re.compile(r"\b(?:not|never|no\s+way|no\s+idea|unaware)\b|n't\b")
+_FIRST_WORD = {"yes": "yes", "true": "yes", "yeah": "yes", "yep": "yes", "correct": "yes",
+               "no": "no", "false": "no", "nope": "no", "nah": "no"}
 
 
 def read_binary(text: str) -> str | None:
-    """"yes", "no" or None: a leading yes/no/true/false decides, else the one polarity the response states."""
-    t = text.strip().strip("'\"").lower()
+    """"yes", "no" or None, as a careful grader reads a yes/no answer (issue #31 point 3).
+
+    A hedge or refusal anywhere ("Yes or no, it is hard to say.", "It is unclear whether ...", "I don't know") reads
+    nothing; else a leading yes/no/true/false (also "Nope", "Yeah") decides; else the first clause that says whether
+    someone knows decides, negated or not ("Ines doesn't know", "There is no way Ines knows" are a no).
+    """
+    t = re.sub(r"[*_`]", "", text).strip().strip("'\"").lower()
+    if _HEDGE.search(t):
+        return None
     first = re.match(r"\W*(\w+)", t)
-    if first and first.group(1) in ("yes", "true"):
-        return "yes"
-    if first and first.group(1) in ("no", "false"):
-        return "no"
-    yes, no = bool(_YES.search(t)), bool(_NO.search(t))
-    if yes != no:
-        return "yes" if yes else "no"
+    if first and first.group(1) in _FIRST_WORD:
+        return _FIRST_WORD[first.group(1)]
+    for clause in re.split(r"[,.;:!?]", t):
+        if _KNOWING.search(clause):
+            return "no" if _NEGATION.search(clause) else "yes"
     return None
 
 

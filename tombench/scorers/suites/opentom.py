@@ -70,7 +70,6 @@ _FULLNESS_WORDS: dict[str, tuple[str, ...]] = {
 }
 _ACCESSIBILITY_WORDS: dict[str, tuple[str, ...]] = {label: (label,) for label in _ACCESSIBILITY}
 _ATTITUDE_WORDS: dict[str, tuple[str, ...]] = {label: (label,) for label in ("positive", "neutral", "negative")}
-_YES_NO_WORDS: dict[str, tuple[str, ...]] = {"yes": ("yes",), "no": ("no",)}
 
 _WORD = re.compile(r"[a-z0-9]+")
 _DETERMINERS = {"a", "an", "the"}
@@ -81,10 +80,51 @@ def _words(text: str) -> list[str]:
 
 
 def _named(text: str, phrases: Mapping[str, Sequence[str]]) -> str | None:
-    """The one label whose phrases occur in `text` as whole words; None if none or several labels occur."""
-    padded = " " + " ".join(_words(text)) + " "
-    found = {label for label, options in phrases.items() if any(f" {p} " in padded for p in options)}
+    """The label a response commits to, read as a careful grader reads it (issue #31 point 3); None if none or a hedge.
+
+    Whole words only. Two labels offered as alternatives ("neutral or negative", "positive, or maybe neutral") read
+    nothing; a label the response
+    opens with is its answer ("Less full. It is not equally full any more."); otherwise labels said with "not"
+    ("less full, not more full") are set aside and the one label left is read.
+    """
+    words = _words(text)
+    if words[:1] == ["answer"]:
+        words = words[1:]
+    padded = " " + " ".join(words) + " "
+    every = sorted(((label, p) for label, options in phrases.items() for p in options), key=lambda lp: -len(lp[1]))
+    if any(re.search(rf" {p} or (?:\w+ ){{0,2}}{q} ", padded) for lab, p in every for other, q in every if lab != other):
+        return None  # "neutral or negative", "positive, or maybe neutral"
+    opening = next((label for label, p in every if padded.startswith(f" {p} ")), None)
+    if opening is not None:
+        return opening
+    for _, p in every:
+        padded = padded.replace(f" not {p} ", " ")
+    found = {label for label, p in every if f" {p} " in padded}
     return found.pop() if len(found) == 1 else None
+
+
+_NO_DETERMINER = r"(?!\s+(?:one|longer|reason|idea|way|matter|doubt|body|sign|need|indication|evidence|change)\b)"
+
+
+def _yes_no(text: str) -> str | None:
+    """Yes/no as a careful grader reads it: the opening yes/no decides ("Yes. As far as Sam knows, no one moved it."),
+    else the one of them said as an answer; "no" before a noun ("no one", "no longer") is not an answer, "Yes or No"
+    is a hedge. With neither word, a response that restates the question's location answers it ("... is not in
+    its initial location" is a No)."""
+    t = re.sub(r"[*_`]", "", text.lower()).strip()
+    t = re.sub(r"^\W*answer\s*:?\s*", "", t)
+    if re.search(r"\b(?:yes\s*(?:or|/)\s*no|no\s*(?:or|/)\s*yes)\b", t):
+        return None
+    if m := re.match(rf"\W*(yes|no)\b{_NO_DETERMINER}", t):
+        return m.group(1)
+    found = set(re.findall(r"\byes\b", t)) | {"no" for _ in re.finditer(r"\bno\b(?=\s*(?:[.,;:!]|$))", t)}
+    if len(found) == 1:
+        return found.pop()
+    if not found and re.search(r"\bnot\s+(?:still\s+)?in\s+(?:its|the)\s+(?:initial|original)\b", t):
+        return "no"
+    if not found and re.search(r"\b(?:is|remains)\s+still\s+in\s+(?:its|the)\s+(?:initial|original)\b", t):
+        return "yes"
+    return None
 
 
 def place_words(place: str) -> list[str]:
@@ -124,7 +164,7 @@ def read_label(genre: str, text: str, *, original_place: str = "", move_to_place
     places of the story's plot.
     """
     if genre.startswith("loc_coarse"):
-        return _named(text, _YES_NO_WORDS)
+        return _yes_no(text)
     if genre.startswith("loc_fine"):
         return fine_location_label(text, original_place, move_to_place)
     if genre.startswith("multihop"):

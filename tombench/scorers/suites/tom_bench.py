@@ -2,9 +2,10 @@
 
 ToMBench asks every item several times with its options shuffled (5 in the paper) and takes the most frequent
 answer, mapped back to the original option letters, as the item's prediction. `read_choice` reads one response:
-`[[X]]` (the format the system prompt asks for), else `[X]`, else a response that is nothing but one letter. The
-paper's `get_results.py` falls back further, to the last capital A-D anywhere in the response and finally to "A";
-we count such responses as unreadable (wrong), so an answer must name its option to score.
+`[[X]]` (the format the system prompt asks for), else `[X]`, else the careful grader's reading the suites share
+("The answer is C.", "答案：C", "C. On the coat hook", the option's text). The paper's `get_results.py` falls back
+to the last capital A-D anywhere in the response and finally to "A" (so "无法确定。" is an A); we count responses
+that name no option as unreadable (wrong), so an answer must name its option to score.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from inspect_ai.scorer import (
 from inspect_ai.solver import TaskState
 
 from tombench.kit.metrics import breakdown_key
+from tombench.kit.replies import read_option
 
 _to_float = value_to_float()
 
@@ -37,17 +39,20 @@ __all__ = ["list_breakdown", "majority", "majority_vote", "read_choice", "tomben
 
 _DOUBLE = re.compile(r"\[\[\s*([A-Z])\s*\]\]")
 _SINGLE = re.compile(r"\[\s*([A-Z])\s*\]")
-_BARE = re.compile(r"^\W*([A-Z])\W*$")
 
 
-def read_choice(text: str, letters: Sequence[str]) -> str | None:
-    """The option letter a response names (one of `letters`), or None if it names none or several."""
+def read_choice(text: str, letters: Sequence[str], options: Sequence[str] = ()) -> str | None:
+    """The option letter a response names (one of `letters`), or None if it names none or several.
+
+    `[[X]]` (the format the system prompt asks for), else `[X]`, decides when present; otherwise the careful
+    grader's reading shared by the suites (`tombench.kit.replies.read_option`: "The answer is C.", "答案：C",
+    "C. text", the text of one of `options`, the options in the order shown).
+    """
     for pattern in (_DOUBLE, _SINGLE):
         found = {m.group(1) for m in pattern.finditer(text)}
         if found:
             return found.pop() if len(found) == 1 and next(iter(found)) in letters else None
-    m = _BARE.match(text.strip())
-    return m.group(1) if m and m.group(1) in letters else None
+    return read_option(text, "".join(letters), options)
 
 
 def majority(answers: Sequence[str | None]) -> str | None:
@@ -79,7 +84,7 @@ def tombench_answer() -> Scorer:
     async def score(state: TaskState, target: Target) -> Score:
         order = list(state.store.get("order") or range(int(state.metadata["k"])))
         shown = LETTERS[: len(order)]
-        read = read_choice(state.output.completion, shown)
+        read = read_choice(state.output.completion, shown, [state.choices[i].value for i in order])
         original = LETTERS[order[shown.index(read)]] if read is not None else None
         return Score(
             value=CORRECT if original == target.text else INCORRECT,
