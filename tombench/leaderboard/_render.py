@@ -530,8 +530,8 @@ def board_legend(b: Board) -> list[str]:
         "vs next: difference in points against the next row and its Holm-adjusted p; * p < 0.05. Paired where both "
         "rows answered the same items (exact McNemar; a sign-flip test over stories when questions share stories); "
         "(u): different items, unpaired test from the two intervals.",
-        "Open / Size: open weights and billions of parameters (blank: not known). Config: the settings that differ "
-        "between rows.",
+        "Open / Size (Markdown and HTML): open weights and billions of parameters (blank: not known). Config: the "
+        "settings that differ between rows.",
     ]
 
 
@@ -541,8 +541,11 @@ def _board_caption(b: Board) -> str:
 
 #: The terminal's columns (a 120-column terminal holds them); the rest is in the Markdown and HTML views.
 _TERMINAL_KEYS = ("rank", "model", "accuracy", "ci", "vs_next", "n", "filled", "config")
-#: Widest a terminal column may get (longer text ends in an ellipsis; every row stays one line tall).
-_TERMINAL_MAX = {"model": 34, "config": 28, "n": 20, "filled": 24}
+#: Columns that may be cut short to fit the terminal (narrowest, widest; longer text ends in an ellipsis), in the
+#: order they get the room left; the others always show their whole text. Every row stays one line tall.
+_TERMINAL_FLEX = {"model": (16, 34), "n": (7, 19), "filled": (8, 24), "config": (8, 40)}
+#: The width the terminal table is laid out for (`leaderboard show` prints to at least this many columns).
+TERMINAL_WIDTH = 120
 _TERMINAL_TITLES = {"accuracy": "Acc %", "n": "Samples", "filled": "Filled %"}
 
 
@@ -566,10 +569,9 @@ def _terminal_table(b: Board, title: str, breakdowns: bool):
 
     t = Table(title=f"{title}: {b.task} v{b.task_version}", box=box.SIMPLE_HEAD, title_justify="left", pad_edge=False)
     cols = [c for c in b.columns if c.key in _TERMINAL_KEYS and (c.key != "config" or _config_differs(b))]
-    for c in cols:
+    for c, width in zip(cols, _terminal_widths(b, cols), strict=True):
         t.add_column(_TERMINAL_TITLES.get(c.key, c.title), justify="right" if c.kind == "num" else "left",
-                     no_wrap=True, overflow="ellipsis", max_width=_TERMINAL_MAX.get(c.key),
-                     min_width=len(_TERMINAL_TITLES.get(c.key, c.title)) if c.key != "model" else 12)
+                     no_wrap=True, overflow="ellipsis", width=width)
     for e in b.entries:
         t.add_row(*(e.cells[c.key].text for c in cols))
     parts: list[Any] = [t]
@@ -577,6 +579,23 @@ def _terminal_table(b: Board, title: str, breakdowns: bool):
         parts.append(_terminal_breakdowns(b))
     parts += [Text("\n".join(board_legend(b)), style="dim"), Text("")]
     return Group(*parts)
+
+
+def _terminal_widths(b: Board, cols: Sequence[Column], total: int = TERMINAL_WIDTH) -> list[int]:
+    """Column widths that fit `total` characters: fixed columns get their widest text, then the flexible ones
+    (`_TERMINAL_FLEX`, in order) share what is left, each at least its narrowest."""
+    widest = {c.key: max([len(_TERMINAL_TITLES.get(c.key, c.title))] + [len(e.cells[c.key].text) for e in b.entries])
+              for c in cols}
+    room = total - 3 * len(cols) - 1 - sum(w for k, w in widest.items() if k not in _TERMINAL_FLEX)  # padding, rules
+    flex = [k for k in _TERMINAL_FLEX if k in widest]
+    room -= sum(min(_TERMINAL_FLEX[k][0], widest[k]) for k in flex)
+    widths = dict(widest)
+    for k in flex:
+        low, high = _TERMINAL_FLEX[k]
+        base = min(low, widest[k])
+        widths[k] = base + max(0, min(min(high, widest[k]) - base, room))
+        room -= widths[k] - base
+    return [widths[c.key] for c in cols]
 
 
 def _terminal_breakdowns(b: Board):
@@ -591,7 +610,7 @@ def _terminal_breakdowns(b: Board):
     t = Table(title="breakdowns: value [95% CI] n", box=box.SIMPLE_HEAD, show_lines=True, title_justify="left",
               pad_edge=False)
     t.add_column("Rank", justify="right", no_wrap=True)
-    t.add_column("Model", no_wrap=True, overflow="ellipsis", max_width=_TERMINAL_MAX["model"])
+    t.add_column("Model", no_wrap=True, overflow="ellipsis", max_width=_TERMINAL_FLEX["model"][1])
     for dim in dims:
         t.add_column(dim, justify="right", style="cyan", overflow="fold")
     for e in b.entries:
