@@ -1,5 +1,6 @@
 """The intervals of tombench. The one Wilson score interval: every rate shown to a user (scorers, reports, the leaderboard, the
-generators' acceptance rates) gets its 95% interval from here.
+generators' acceptance rates) gets its 95% interval from here; rates over questions that share stories get the
+clustered form (`clustered_interval`: Wilson on n / design effect, Student t on clusters - 1 df).
 
 Why Wilson: `p +/- 1.96 * stderr` has zero width at 0% and 100% (0 of 5 "is" [0, 0]) and leaves [0, 1] near the
 edges; the Wilson interval stays inside [0, 1] and keeps an honest width at the edges (0 of 5 is [0, 43.4%]).

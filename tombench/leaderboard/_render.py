@@ -110,6 +110,7 @@ class Shown:
     high: float
     quantile: float
     method: str
+    design_effect: float | None = None
 
 
 def _from_items(row: ResultRow) -> Shown | None:
@@ -122,7 +123,7 @@ def _from_items(row: ResultRow) -> Shown | None:
     if abs(ci.value - row.accuracy) > 1e-9:
         return None
     q = t_quantile(0.95, ci.stories - 1) if ci.method == CLUSTERED_METHOD else Z95
-    return Shown(ci.low, ci.high, q, ci.method)
+    return Shown(ci.low, ci.high, q, ci.method, ci.design_effect)
 
 
 _SHOWN: dict[int, tuple[ResultRow, Shown | None]] = {}
@@ -155,7 +156,7 @@ def _shown_interval(row: ResultRow) -> Shown | None:
         return None
     clustered = row.ci_method == CLUSTERED_METHOD and row.stories and row.stories > 1
     q = t_quantile(0.95, row.stories - 1) if clustered else Z95  # type: ignore[operator]
-    return Shown(row.ci_low, row.ci_high, q, row.ci_method or "?")
+    return Shown(row.ci_low, row.ci_high, q, row.ci_method or "?", row.design_effect)
 
 
 def interval(row: ResultRow) -> tuple[float | None, float | None, str]:
@@ -365,7 +366,8 @@ def _samples_text(row: ResultRow) -> str:
 
 def _headline_cells(row: ResultRow, rank: int | None, shared: bool) -> dict[str, Cell]:
     """The ranking columns: rank, model, headline with its interval, samples, weights and size."""
-    deff = f"; design effect {row.design_effect:.2f}" if row.design_effect is not None else ""
+    shown = shown_interval(row)
+    deff = f"; design effect {shown.design_effect:.2f}" if shown and shown.design_effect is not None else ""
     low, high, method = interval(row)
     open_cell, size_cell = _model_facts(row)
     rank_cell = (Cell("–", None, "not ranked: no interval") if rank is None
