@@ -121,7 +121,7 @@ def main() -> None:
     print(f"\npaired tests under the null, stories x {PER_STORY}: share of p < 0.05 ({args.null_reps} pairs a cell)")
     print("| stories | true p | ICC | sign-flip (now) | story bootstrap (before) |")
     print("|---:|---:|---:|---:|---:|")
-    for k in (18, 40):
+    for k in (18, 40, 150):
         for p in (0.5, 0.85):
             for rho in (0.1, 0.2):
                 flip, boot = type_one_error(p, rho, k, args.null_reps, rng)

@@ -132,3 +132,17 @@ def test_rank_groups_start_only_where_every_row_above_beats_every_row_below():
     assert rank_groups(3, everything) == [1, 2, 3]
     two_blocks = {(0, 2), (0, 3), (1, 2), (1, 3)}
     assert rank_groups(4, lambda i, j: (i, j) in two_blocks) == [1, 1, 3, 3]
+
+
+def test_sign_flip_takes_the_normal_limit_with_many_stories():
+    from math import erfc, sqrt
+
+    totals = [1.0 if s % 5 else -1.0 for s in range(150)]  # 120 up, 30 down: sum 90, in steps of 2
+    p, method = sign_flip_test(totals, [f"s{s}" for s in range(150)])
+    assert method == "story-sign-flip-normal" and p == pytest.approx(erfc((90 - 1) / sqrt(2 * 150)))
+    fractional, _ = sign_flip_test([t / 2 for t in totals], [f"s{s}" for s in range(150)])  # no lattice: no correction
+    assert fractional == pytest.approx(erfc(45 / sqrt(2 * 150 / 4)))
+    # just below the limit the random patterns agree with it: 55 up, 44 down over 99 stories
+    near = [1.0] * 55 + [-1.0] * 44
+    random_p, method = sign_flip_test(near, [f"s{s}" for s in range(99)])
+    assert method == "story-sign-flip" and random_p == pytest.approx(erfc((11 - 1) / sqrt(2 * 99)), abs=0.01)

@@ -193,10 +193,12 @@ def _n(row: ResultRow) -> int:
     return len(row.items.key) or row.samples_completed
 
 
-def _raw_test(a: ResultRow, b: ResultRow, sa: Shown, sb: Shown) -> tuple[float, Paired | None]:
-    paired = compare(a, b)
-    if paired is not None:
-        return paired.p_value, paired
+def _raw_test(a: ResultRow, b: ResultRow, sa: Shown, sb: Shown,
+              keyed: tuple[dict, dict]) -> tuple[float, Paired | None]:
+    if same_items(a, b):
+        paired = paired_comparison(*keyed)
+        if paired is not None:
+            return paired.p_value, paired
     return unpaired_p((a.accuracy, sa.low, sa.high, sa.quantile), (b.accuracy, sb.low, sb.high, sb.quantile)), None
 
 
@@ -205,10 +207,11 @@ def pair_tests(rows: Sequence[ResultRow]) -> dict[tuple[int, int], PairTest]:
     over the distinct pairs."""
     shown = [shown_interval(r) for r in rows]
     ranked = [i for i, s in enumerate(shown) if s is not None]
+    keyed = {i: rows[i].items.by_key() for i in ranked}  # built once per row, not once per pair
     raw: dict[tuple[int, int], tuple[float, Paired | None]] = {}
     for x, i in enumerate(ranked):
         for j in ranked[x + 1:]:
-            raw[(i, j)] = _raw_test(rows[i], rows[j], shown[i], shown[j])  # type: ignore[arg-type]
+            raw[(i, j)] = _raw_test(rows[i], rows[j], shown[i], shown[j], (keyed[i], keyed[j]))  # type: ignore[arg-type]
     adjusted = dict(zip(raw, holm([p for p, _ in raw.values()]), strict=True))
     tests: dict[tuple[int, int], PairTest] = {}
     for (i, j), (p, paired) in raw.items():
@@ -527,7 +530,7 @@ def board_legend(b: Board) -> list[str]:
         "Rank: a new rank starts only where every row above is significantly better than every row below "
         f"(two-sided p < {ALPHA:g} after Holm's correction over the board's {b.tests} pair(s)); =k: shared, the "
         "tests do not separate these rows; –: no interval, not ranked.",
-        "95% CI: Wilson on n / design effect (questions of one story are correlated; the effect is shrunk towards "
+        "95% CI: Wilson on n / design effect (questions of one story are correlated; the effect is raised towards "
         "1 + 0.1 (m - 1) where few errors cannot show it), Student t on stories - 1 degrees of freedom.",
         "vs next: difference in points against the next row and its Holm-adjusted p; * p < 0.05. Paired where both "
         "rows answered the same items (exact McNemar; a sign-flip test over stories when questions share stories); "

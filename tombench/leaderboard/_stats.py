@@ -28,6 +28,9 @@ from tombench.kit.intervals import design_effect as kit_design_effect
 EXACT_STORIES = 16
 #: Random sign patterns above that, and their seed: fixed, so the same two rows always give the same p-value.
 SIGN_FLIP_DRAWS = 20_000
+#: Stories from which the sign-flip distribution is taken as its normal limit (mean 0, variance sum D_c^2): a sum of
+#: this many independent +-D_c terms is normal to well within the random draws' own error, at no cost.
+NORMAL_STORIES = 100
 BOOTSTRAP_SEED = 20240518
 #: The interval method of rows whose questions share stories (Wilson on n / deff, shrunk deff, Student t on
 #: stories - 1 df; issue #30). Rows before it say "wilson-story-deff" (deff 1 at the edges, z).
@@ -76,7 +79,7 @@ class Paired:
     stories: int  # shared clusters
     diff: float  # mean of A - B over shared items
     p_value: float
-    method: str  # "mcnemar-exact", "story-sign-flip-exact" or "story-sign-flip" (random patterns)
+    method: str  # "mcnemar-exact", "story-sign-flip-exact", "story-sign-flip" (random patterns) or "-normal"
     a_only: float  # items (or summed credit) A got right and B wrong
     b_only: float
     low: float | None = None  # 95% interval of the difference (stories only)
@@ -116,8 +119,9 @@ def paired_comparison(a: Mapping[str, tuple[str | None, float]], b: Mapping[str,
     binary = all(a[k][1] in (0.0, 1.0) and b[k][1] in (0.0, 1.0) for k in shared)
     if binary and stories == n:
         return Paired(n, stories, diff, mcnemar_exact(round(a_only), round(b_only)), "mcnemar-exact", a_only, b_only)
-    p, method = sign_flip_test(diffs, clusters, draws=draws, seed=seed)
-    low, high = _difference_interval(diffs, clusters)
+    totals, sizes = _story_sums(diffs, clusters)
+    p, method = _sign_flip(totals, draws, seed)
+    low, high = _difference_interval(totals, sizes)
     return Paired(n, stories, diff, p, method, a_only, b_only, low, high)
 
 
@@ -137,13 +141,16 @@ def sign_flip_test(diffs: Sequence[float], clusters: Sequence[str], *, draws: in
     Under the null the two models' answers to a story are exchangeable, so each story's difference total D_c is as
     likely to be -D_c: the p-value is the share of the 2^k sign patterns whose |sum| reaches the observed one,
     enumerated exactly up to EXACT_STORIES stories with a non-zero total (exact: its type-I error is at most the
-    level). Above that it is the same share over `draws` seeded random patterns, "+1"-corrected. (The shifted story
-    bootstrap it replaces rejected 6-7% of true nulls at 5% with 18 stories; benchmarks/interval_coverage.py.)
-    Returns (p, method).
+    level). Above that it is the same share over `draws` seeded random patterns, "+1"-corrected, and from
+    NORMAL_STORIES on the normal limit of that distribution. (The shifted story bootstrap it replaces rejected
+    6-7% of true nulls at 5% with 18 stories; benchmarks/interval_coverage.py.) Returns (p, method).
     """
+    return _sign_flip(_story_sums(diffs, clusters)[0], draws, seed)
+
+
+def _sign_flip(totals: Sequence[float], draws: int, seed: int) -> tuple[float, str]:
     import numpy as np
 
-    totals, _ = _story_sums(diffs, clusters)
     d = np.array([t for t in totals if abs(t) > 1e-12])
     observed = abs(d.sum()) - 1e-9
     if d.size == 0:
@@ -152,6 +159,11 @@ def sign_flip_test(diffs: Sequence[float], clusters: Sequence[str], *, draws: in
         bits = np.arange(2 ** d.size)[:, None] >> np.arange(d.size)
         stats = np.abs((1 - 2 * (bits & 1)) @ d)
         return float(np.count_nonzero(stats >= observed) / stats.size), "story-sign-flip-exact"
+    if d.size >= NORMAL_STORIES:
+        # with whole-number totals (0/1 scores) the sum moves in steps of 2: a continuity correction of 1
+        step = 1.0 if np.all(np.abs(d - np.round(d)) < 1e-9) else 0.0
+        z = max(0.0, abs(float(d.sum())) - step) / math.sqrt(float(d @ d))
+        return min(1.0, math.erfc(z / math.sqrt(2))), "story-sign-flip-normal"
     rng = np.random.default_rng(seed)
     extreme = 0
     step = max(1, 2_000_000 // d.size)  # bound memory: at most ~2M signs at once
@@ -161,10 +173,9 @@ def sign_flip_test(diffs: Sequence[float], clusters: Sequence[str], *, draws: in
     return min(1.0, (1 + extreme) / (draws + 1)), "story-sign-flip"
 
 
-def _difference_interval(diffs: Sequence[float], clusters: Sequence[str]) -> tuple[float, float]:
-    """95% interval of the mean paired difference: cluster-robust standard error, Student t on stories - 1 df
-    (the kit's quantile, as for the rows' own intervals)."""
-    totals, sizes = _story_sums(diffs, clusters)
+def _difference_interval(totals: Sequence[float], sizes: Sequence[float]) -> tuple[float, float]:
+    """95% interval of the mean paired difference from its story totals and sizes: cluster-robust standard error,
+    Student t on stories - 1 df (the kit's quantile, as for the rows' own intervals)."""
     n, k = sum(sizes), len(totals)
     diff = sum(totals) / n
     if k < 2:
