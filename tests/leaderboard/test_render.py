@@ -170,7 +170,8 @@ class _Parser(html.parser.HTMLParser):
 
 def test_html_is_self_contained_and_escaped():
     evil = '<script>alert("x")</script>'
-    page = render([row(evil, 0.5, submitter='"><img src=x onerror=alert(1)>')], "html")
+    page = render([row(evil, 0.5, submitter='"><img src=x onerror=alert(1)>'), row('"><img src=y>', 0.4)], "html")
+    assert 'data-pairs="{' in page  # every pair's cell, model names included, escaped inside the attribute
     assert evil not in page and "<img" not in page
     assert "http://" not in page and "https://" not in page and "<link" not in page  # nothing fetched
     parser = _Parser()

@@ -660,6 +660,7 @@ th[aria-sort=ascending]::after{content:" \\25B2"}th[aria-sort=descending]::after
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 .filters{margin:.5rem 0 1rem}.filters label{margin-right:1rem}
 .scroll{max-width:100%;max-height:85vh;overflow:auto;margin-bottom:.5rem}
+td:nth-child(2){position:sticky;left:0;background:#fff;z-index:1}th:nth-child(2){left:0;z-index:2}
 .legend{max-width:100%;color:#555;font-size:.85rem;margin:.3rem 0 1.5rem;padding-left:1.2rem}
 .legend li{white-space:normal;overflow-wrap:anywhere}
 """
