@@ -54,3 +54,25 @@ def test_local_push_show_and_eval_results(logs, tmp_path):
     from huggingface_hub import parse_eval_result_entries
 
     assert parse_eval_result_entries(entries)[0].value == round(100 * rerun.accuracy, 2)
+
+
+def test_show_reads_local_dir_and_fits_120_columns(logs, tmp_path):
+    """Issue #32.6: `show --local-dir X` was refused though `push` has it; the table was 240 columns wide."""
+    runner = CliRunner()
+    board = tmp_path / "board"
+    res = runner.invoke(main, ["leaderboard", "push", str(logs["strong"]), str(logs["middle"]), str(logs["weak"]),
+                               "--local-dir", str(board)])
+    assert res.exit_code == 0, res.output
+    shown = runner.invoke(main, ["leaderboard", "show", "--local-dir", str(board)])
+    assert shown.exit_code == 0, shown.output
+    lines = shown.output.splitlines()
+    assert max(len(line) for line in lines) <= 120
+    for model in ("mockllm/strong-7b", "mockllm/middle-1.5b", "mockllm/weak-135m"):
+        assert len([ln for ln in lines if model in ln]) == 1  # one line a row
+    assert "action_set" not in shown.output and "Rank: a new rank starts only" in shown.output
+    detailed = runner.invoke(main, ["leaderboard", "show", "--local-dir", str(board), "--breakdowns"])
+    assert detailed.exit_code == 0 and "breakdowns: value [95% CI] n" in detailed.output
+    assert max(len(line) for line in detailed.output.splitlines()) <= 120
+    assert runner.invoke(main, ["leaderboard", "show", str(board)]).output == shown.output
+    both = runner.invoke(main, ["leaderboard", "show", str(tmp_path), "--local-dir", str(board)])
+    assert both.exit_code != 0 and "not both" in both.output

@@ -4,15 +4,17 @@ from __future__ import annotations
 
 import html.parser
 import json
+import re
 import shutil
 import subprocess
+from dataclasses import replace
 
 import pytest
 from rich.console import Console
 
 from tombench.kit.intervals import wilson_interval
-from tombench.leaderboard import build_view, latest_rows, render, shared_ranks
-from tombench.leaderboard._render import _JS, differing_settings
+from tombench.leaderboard import build_view, compare, latest_rows, render, shared_ranks
+from tombench.leaderboard._render import _JS, differing_settings, pair_tests, same_items
 
 from .rows_factory import config, items, row
 
@@ -40,10 +42,11 @@ def test_ranks_come_from_honest_intervals():
     assert [(e.row.model, e.cells["rank"].text) for e in board.entries] == [
         ("tombench/oracle", "=1"), ("tombench/recency", "=1"), ("tombench/random", "3")]
     assert board.entries[0].cells["ci"].text == "91.2–100.0"
-    # a row without an interval can be told apart from nothing: it shares every rank
+    # a row without an interval can be placed by no test: it is not ranked, and ranks nothing else
     unknown = row("x", 0.1, ci_low=None, ci_high=None, ci_method=None)
-    assert shared_ranks([oracle, unknown]) == [1, 1]
-    assert build_view([oracle, unknown]).boards[0].entries[1].cells["ci"].text == "no CI"
+    assert shared_ranks([oracle, unknown]) == [1, None]
+    entry = build_view([oracle, unknown]).boards[0].entries[1]
+    assert entry.cells["ci"].text == "no CI" and entry.cells["rank"].text == "–"
 
 
 def test_rows_of_schema_one_are_shown_with_a_wilson_interval():
@@ -60,16 +63,22 @@ def test_paired_test_against_the_next_row():
     board = build_view([a, b, c]).boards[0]
     first, second, last = board.entries
     assert first.vs_next.method == "mcnemar-exact" and (first.vs_next.a_only, first.vs_next.b_only) == (9, 2)
-    assert first.cells["vs_next"].text == "+7.0 p=0.065"
-    assert second.vs_next is None and second.cells["vs_next"].text == "–" and last.cells["vs_next"].text == ""
+    # p is Holm-adjusted over the board's 3 pairs: b-c (unpaired, p=0.058) comes first, so a-b gets 2 x 0.058
+    cell = first.cells["vs_next"]
+    assert cell.text == "+7.0 p=0.12" and "unadjusted 0.0654" in cell.title and "3 pair(s)" in cell.title
+    assert second.vs_next is None and second.cells["vs_next"].text.endswith(" (u)")  # different items: unpaired
+    assert "not paired, the rows answered different items" in second.cells["vs_next"].title
+    assert last.cells["vs_next"].text == ""
     strong = row("a", 0.61, items=items([1.0] * 61 + [0.0] * 39), submission_id="strong")
-    assert build_view([strong, b]).boards[0].entries[0].cells["vs_next"].text.endswith(" *")  # 10 vs 1: p=0.012
-    md = render([a, b, c], "markdown")
+    assert build_view([strong, b]).boards[0].entries[0].cells["vs_next"].text == "+8.0 p=0.021 *"  # 9 vs 1
+    two = [a, b]
+    assert build_view(two).boards[0].entries[0].cells["vs_next"].text == "+7.0 p=0.065"  # one pair: no adjustment
+    md = render(two, "markdown")
     assert "vs next" in md and "+7.0 p=0.065" in md
-    page = render([a, b, c], "html")
-    assert "+7.0 p=0.065" in page and "against b (mcnemar-exact): 100 shared items" in page
-    console = Console(record=True, width=300)
-    console.print(render([a, b, c], "terminal"))
+    page = render(two, "html")
+    assert "+7.0 p=0.065" in page and "against b (mcnemar-exact): the same 100 items" in page
+    console = Console(record=True, width=120)
+    console.print(render(two, "terminal"))
     assert "+7.0 p=0.065" in console.export_text()
 
 
@@ -118,7 +127,7 @@ def test_terminal_table_shows_ranks_ci_and_breakdowns():
                          "terminal"))
     text = console.export_text()
     assert "org/model-a" in text and "90.0" in text and "85.0–95.0" in text
-    assert "action_set" in text and "tomi: 50.0 [37.0–63.0] n=50" in text and "Settings filled" in text
+    assert "action_set" in text and "tomi: 50.0 [37.0–63.0] n=50" in text and "Filled %" in text
     assert "1: 40.0 n=30" in text  # a group logged without an interval says so by having none
 
 
@@ -161,7 +170,8 @@ class _Parser(html.parser.HTMLParser):
 
 def test_html_is_self_contained_and_escaped():
     evil = '<script>alert("x")</script>'
-    page = render([row(evil, 0.5, submitter='"><img src=x onerror=alert(1)>')], "html")
+    page = render([row(evil, 0.5, submitter='"><img src=x onerror=alert(1)>'), row('"><img src=y>', 0.4)], "html")
+    assert 'data-pairs="{' in page  # every pair's cell, model names included, escaped inside the attribute
     assert evil not in page and "<img" not in page
     assert "http://" not in page and "https://" not in page and "<link" not in page  # nothing fetched
     parser = _Parser()
@@ -192,3 +202,106 @@ def test_html_sort_comparator_keeps_missing_values_in_place():
     assert both_missing == 0 and missing_first_desc == 0  # equal: a stable sort keeps their order
     assert missing_x > 0 and missing_y < 0  # missing values last, in both directions
     assert asc < 0 and desc > 0 and text > 0
+
+
+def _clustered(model: str, misses: dict[int, int], stories: int = 18, per_story: int = 22, **changes):
+    """A row on `stories` stories of `per_story` questions with misses[s] wrong answers in story s (the first
+    questions of the story), its interval computed the way `row_from_log` does."""
+    from tombench.leaderboard import Items, proportion_interval
+
+    scores = [0.0 if q < misses.get(s, 0) else 1.0 for s in range(stories) for q in range(per_story)]
+    story = [f"st{s}" for s in range(stories) for _ in range(per_story)]
+    ci = proportion_interval(scores, story)
+    keys = [f"q{i}" for i in range(len(scores))]
+    return row(model, ci.value, ci_low=ci.low, ci_high=ci.high, ci_method=ci.method, stories=ci.stories,
+               design_effect=ci.design_effect, items=Items(key=keys, story=story, score=scores),
+               samples_total=len(scores), samples_completed=len(scores), **changes)
+
+
+def test_different_ranks_are_always_backed_by_the_printed_tests():
+    """Issue #30.1: two rows at p=0.62 were ranked =2 and 4, two at p=0.0004 shared =2. Now a rank changes only
+    where every row above is separated from every row below by a Holm-adjusted test."""
+    import random
+
+    rng = random.Random(3)
+    for _ in range(12):
+        rows = [_clustered(f"m{i}", {s: rng.choice([0, 0, 0, 2, 5, 11, 22]) for s in range(18)})
+                for i in range(5)]
+        board = build_view(rows).boards[0]
+        tests = pair_tests([e.row for e in board.entries])
+        for i, a in enumerate(board.entries):
+            for j, b in enumerate(board.entries):
+                if a.rank < b.rank:
+                    assert tests[(i, j)].significant and tests[(i, j)].diff > 0
+        ranks = [e.rank for e in board.entries]
+        for k, e in enumerate(board.entries[:-1]):  # a neighbour with another rank: its vs-next cell has the *
+            if ranks[k + 1] != ranks[k]:
+                assert e.cells["vs_next"].text.endswith(" *")
+
+
+def test_the_issue_board_primacy_and_random_share_a_rank():
+    oracle = _clustered("tombench/oracle", {})
+    recency = _clustered("tombench/recency", dict.fromkeys(range(9), 4) | {9: 4})  # 40 misses in ten stories
+    primacy = _clustered("tombench/primacy", {s: 5 for s in range(17)})  # 85 misses spread over 17 stories
+    random_ = _clustered("tombench/random", {s: 5 for s in range(18)})  # 90 misses over all 18
+    board = build_view([random_, primacy, recency, oracle]).boards[0]
+    assert [e.row.model for e in board.entries] == ["tombench/oracle", "tombench/recency", "tombench/primacy",
+                                                     "tombench/random"]
+    texts = [e.cells["rank"].text for e in board.entries]
+    assert texts[2] == texts[3]  # primacy vs random: one story apart, no test separates them
+    assert not board.entries[2].cells["vs_next"].text.endswith("*")
+    caption = render([random_, primacy, recency, oracle], "markdown")
+    assert "a new rank starts only where every row above is significantly better than every row below" in caption
+    assert "Holm" in caption
+
+
+def test_rows_on_different_item_sets_are_never_paired_on_their_overlap():
+    """Issue #30.2: recency on 162 items against primacy on 400 was paired on the 18 items they shared
+    (+44.4 p=0.039 *). Pairs need the same item set; other rows get the unpaired test of their intervals."""
+    primacy = row("primacy", 0.5, items=items([1.0] * 200 + [0.0] * 200))
+    recency = row("recency", 0.9, items=items([1.0] * 146 + [0.0] * 16))
+    recency = replace(recency, items=replace(recency.items, key=[f"q{i}" for i in range(382, 544)]))  # 18 shared
+    assert compare(recency, primacy) is None and not same_items(recency, primacy)
+    entry = build_view([primacy, recency]).boards[0].entries[0]
+    assert entry.vs_next is None and entry.cells["vs_next"].text.endswith("(u)")
+    assert "162 vs 400" in entry.cells["vs_next"].title
+    # the same items in another order, or another subset of the same size: paired only when the set is equal
+    shuffled = replace(primacy, model="other", items=replace(primacy.items, key=list(reversed(primacy.items.key))))
+    assert same_items(primacy, shuffled) and compare(primacy, shuffled) is not None
+    assert not same_items(primacy, replace(shuffled, task_args='{"seed": 2}'))
+
+
+def test_open_and_size_come_from_model_metadata_or_stay_blank():
+    """Issue #30.6: "Open" and "Size" showed "?" on every row."""
+    rows = [row("tombench/recency", 0.9, provider="tombench", open_weights=None, model_size_b=None),
+            row("vllm/Qwen/Qwen2.5-7B-Instruct", 0.8, provider="vllm", open_weights=None, model_size_b=None),
+            row("openai/gpt-4o", 0.7, provider="openai", open_weights=None, model_size_b=None),
+            row("mystery/model", 0.6, provider="mystery", open_weights=None, model_size_b=None)]
+    cells = {e.row.model: (e.cells["open_weights"].text, e.cells["size"].text) for e in build_view(rows).boards[0].entries}
+    assert cells == {"tombench/recency": ("yes", "0"), "vllm/Qwen/Qwen2.5-7B-Instruct": ("yes", "7B"),
+                     "openai/gpt-4o": ("no", ""), "mystery/model": ("", "")}
+    assert "?" not in render(rows, "markdown").split("## ", 1)[1].split("\n\n", 2)[2]
+    assert "blank: not known" in render(rows, "markdown")
+
+
+def test_terminal_board_fits_120_columns_one_line_a_row():
+    """Issue #32.6: `leaderboard show` was 240 columns wide with rows 20 lines tall."""
+    rows = [_clustered("vllm/Qwen/Qwen2.5-72B-Instruct-AWQ-with-a-long-name", {0: 3}),
+            _clustered("openai/gpt-4o-mini-2024-07-18", {0: 5, 1: 4}, provider="openai"),
+            _clustered("tombench/recency", {s: 3 for s in range(10)}, provider="tombench",
+                       run_config=config(limit=400, task_args={"seed": 0})),
+            _clustered("tombench/primacy", {s: 6 for s in range(12)}, provider="tombench", settings_filled=0.5,
+                       settings_total=8)]
+    console = Console(record=True, width=120)
+    console.print(render(rows, "terminal", breakdowns=False))
+    text = console.export_text()
+    assert max(len(line) for line in text.splitlines()) <= 120
+    lines = text.splitlines()
+    for model in ("openai/gpt-4o-mini-2024-07-18", "tombench/recency", "tombench/primacy"):
+        (line,) = [ln for ln in lines if model in ln]  # exactly one line per row, its rank, CI and test whole
+        assert re.search(r"\d+\.\d–\d+\.\d", line)
+    assert "vllm/Qwen/Qwen2.5-72B-Instruct" in text and "action_set" not in text and "Rank:" in text
+    wide = Console(record=True, width=120)
+    wide.print(render(rows, "terminal", breakdowns=True))
+    wide_text = wide.export_text()
+    assert "action_set" in wide_text and max(len(ln) for ln in wide_text.splitlines()) <= 120

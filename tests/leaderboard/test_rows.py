@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tombench.kit.intervals import wilson_interval
+from tombench.kit.intervals import clustered_interval, t_quantile, wilson_interval
 from tombench.leaderboard import LogError, ResultRow, row_from_log
 from tombench.leaderboard._from_log import RowOverrides, dataset_identity, guess_model_size_b, is_tombench_task
 from tombench.leaderboard._row import SCHEMA_VERSION, card_features, features
@@ -20,10 +20,16 @@ def test_row_reads_scores_breakdowns_and_provenance(logs):
         "tombench/tiny_tom", "2", "mockllm/middle-1.5b", "mockllm")
     assert row.accuracy == pytest.approx(0.5) and row.metric == "match/accuracy"
     assert row.stderr == pytest.approx(0.2236, abs=1e-4)  # kept as logged, not used for the interval
-    # 3/6 right in two stories of three: the story design effect is below 1 here, so it is 1 (plain Wilson on 6)
-    assert (row.ci_low, row.ci_high) == pytest.approx(wilson_interval(0.5 * 6, 6))
-    assert wilson_interval(0.5 * 6, 6) == pytest.approx((0.1876, 0.8124), abs=1e-4)
-    assert (row.ci_method, row.stories, row.design_effect) == ("wilson-story-deff", 2, 1.0)
+    # 3/6 right in two stories of three: the variance comes from two stories, one degree of freedom (t = 12.7), so
+    # the interval is nearly everything; the design effect is the prior 1.2 pulled down by the estimate
+    totals = sorted((sum(v for v, s in zip(row.items.score, row.items.story, strict=True) if s == st), 3.0)
+                    for st in set(row.items.story))
+    expected = clustered_interval(totals)
+    assert (row.ci_low, row.ci_high) == pytest.approx((expected.low, expected.high))
+    assert (row.ci_low, row.ci_high) == pytest.approx((0.0084, 0.9916), abs=1e-4)
+    assert (row.ci_method, row.stories) == ("wilson-story-deff-t", 2)
+    assert row.design_effect == pytest.approx(expected.design_effect, abs=1e-6)
+    assert 1.0 < row.design_effect < 1.2
     assert (row.samples_total, row.samples_completed, row.samples_errored) == (6, 6, 0)
     assert len(row.items.key) == 6 and sorted(row.items.score) == [0, 0, 0, 1, 1, 1]
     assert len(set(row.items.story)) == 2 and row.items_digest
@@ -93,17 +99,20 @@ def test_intervals_are_honest_at_zero_and_one_hundred_percent(logs):
     """Issue #18.1: a logged stderr of 0 used to give [1, 1] for all right and [0, 0] for all wrong."""
     strong, weak = row_from_log(logs["strong"]), row_from_log(logs["weak"])
     assert strong.accuracy == 1.0 and strong.stderr == 0.0
-    assert strong.ci_high == 1.0 and strong.ci_low == pytest.approx(0.6097, abs=1e-4)  # Wilson 6/6
-    assert weak.accuracy == 0.0 and weak.ci_low == 0.0 and weak.ci_high == pytest.approx(0.3903, abs=1e-4)
+    # 6/6 and 0/6 in two stories of three: the prior design effect 1.2 (the data cannot show one) and t on 1 df
+    full = clustered_interval([(3.0, 3.0), (3.0, 3.0)])
+    assert full.design_effect == pytest.approx(1.2) and full.quantile == pytest.approx(12.706, abs=1e-3)
+    assert strong.ci_high == 1.0 and strong.ci_low == pytest.approx(full.low) and full.low > 0
+    assert weak.accuracy == 0.0 and weak.ci_low == 0.0 and weak.ci_high == pytest.approx(1 - full.low)
     for b in strong.breakdowns + weak.breakdowns:  # every breakdown group too
         assert b.ci_low is not None and b.ci_high is not None and b.ci_high - b.ci_low > 0.2
 
 
 def test_questions_of_one_story_widen_the_interval(logs):
-    # 5/6 right; the miss is in the key story: the stories differ, the design effect is 1.2, n_eff = 5
+    # 5/6 right; the miss is in the key story: the stories differ, the design effect is 1.2, n_eff = 5, t on 1 df
     row = row_from_log(logs["strong_rerun"])
     assert row.design_effect == pytest.approx(1.2)
-    assert (row.ci_low, row.ci_high) == pytest.approx(wilson_interval((5 / 6) * 5, 5))
+    assert (row.ci_low, row.ci_high) == pytest.approx(wilson_interval((5 / 6) * 5, 5, z=t_quantile(0.95, 1)))
     assert row.ci_high - row.ci_low > wilson_interval((5 / 6) * 6, 6)[1] - wilson_interval((5 / 6) * 6, 6)[0]
 
 
@@ -159,9 +168,11 @@ def test_real_tombench_task_log_gets_story_clustered_intervals(tmp_path):
     assert row.task == "tombench/exploretom_random" and row.package_version
     assert row.dataset_id == "exploretom_random:seed=0" and row.dataset_revision is None
     assert row.samples_completed == len(row.items.key) == 30
-    assert row.stories is not None and 1 < row.stories < 30 and row.ci_method == "wilson-story-deff"
+    assert row.stories is not None and 1 < row.stories < 30 and row.ci_method == "wilson-story-deff-t"
     assert row.design_effect >= 1 and row.ci_low < row.accuracy < row.ci_high
-    assert (row.ci_low, row.ci_high) == pytest.approx(wilson_interval(row.accuracy * (30 / row.design_effect), 30 / row.design_effect))
+    n_eff = 30 / row.design_effect
+    assert (row.ci_low, row.ci_high) == pytest.approx(
+        wilson_interval(row.accuracy * n_eff, n_eff, z=t_quantile(0.95, row.stories - 1)))
 
 
 def test_live_task_metrics_and_errored_samples(tmp_path):

@@ -29,17 +29,22 @@ def _log_paths(inputs: tuple[str, ...]) -> list[Path]:
 
 
 def _console():
+    """The terminal, or (output piped or redirected) 120 columns: the width the boards are laid out for."""
     from rich.console import Console
 
+    from tombench.leaderboard._render import TERMINAL_WIDTH
+
     console = Console()
-    return console if console.is_terminal else Console(width=240)
+    return console if console.is_terminal else Console(width=TERMINAL_WIDTH)
 
 
 def _load_rows(source: str | None, repo: str | None, timeout: float = 30.0):
+    """Rows of a Hub repo (`source`, when given, is the local copy whose rows need no download), or of the local
+    copy `source`."""
     from tombench.leaderboard import LocalStore, PublishError, default_local_dir, fetch_rows
 
     if repo:
-        known = LocalStore(default_local_dir(repo)).rows()  # immutable rows already copied here: not re-downloaded
+        known = LocalStore(source or default_local_dir(repo)).rows()  # immutable rows copied here: not re-downloaded
         try:
             return fetch_rows(repo, known=known, timeout=timeout)
         except PublishError as e:
@@ -129,27 +134,36 @@ def _exit_partial(message: str) -> None:
 @leaderboard.command()
 @click.argument("source", required=False, type=click.Path())
 @click.option("--repo", help="Read the rows from this Hub dataset repo instead of a local folder.")
+@click.option("--local-dir", type=click.Path(file_okay=False), help="The local copy to read (as `push --local-dir` "
+              "writes it; the same as giving SOURCE).")
 @click.option("--format", "fmt", type=click.Choice(["terminal", "markdown", "html"]), default="terminal",
               show_default=True)
+@click.option("--breakdowns", is_flag=True, help="Terminal: also show the per-category breakdowns (a second table; "
+              "Markdown and HTML always have them).")
 @click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
 @click.option("--history", is_flag=True, help="Rank every submission, not only the newest per configuration.")
 @click.option("--dimension", "dimensions", multiple=True,
               help="Breakdown dimension(s) to show (default: all). Repeatable.")
-def show(source: str | None, repo: str | None, fmt: str, output: str | None, history: bool,
-         dimensions: tuple[str, ...]) -> None:
-    """Print the ranked leaderboard from a local folder (SOURCE) or a Hub repo (--repo)."""
+def show(source: str | None, repo: str | None, local_dir: str | None, fmt: str, breakdowns: bool,
+         output: str | None, history: bool, dimensions: tuple[str, ...]) -> None:
+    """Print the ranked leaderboard from a local folder (SOURCE or --local-dir) or a Hub repo (--repo)."""
     from tombench.leaderboard import render
 
-    rows = _load_rows(source, repo)
+    if source and local_dir and Path(source) != Path(local_dir):
+        raise UserError("give the local copy once: SOURCE or --local-dir, not both")
+    rows = _load_rows(local_dir or source, repo)
     dims = list(dimensions) or None
-    if fmt == "terminal" and not output:
-        _console().print(render(rows, "terminal", history=history, dimensions=dims))
-        return
     if fmt == "terminal":
         from rich.console import Console
 
-        with open(output, "w", encoding="utf-8") as f:  # type: ignore[arg-type]
-            Console(file=f, width=240).print(render(rows, "terminal", history=history, dimensions=dims))
+        from tombench.leaderboard._render import TERMINAL_WIDTH
+
+        board = render(rows, "terminal", history=history, dimensions=dims, breakdowns=breakdowns or bool(dims))
+        if not output:
+            _console().print(board)
+            return
+        with open(output, "w", encoding="utf-8") as f:
+            Console(file=f, width=TERMINAL_WIDTH).print(board)
         return
     text = render(rows, fmt, history=history, dimensions=dims)  # type: ignore[arg-type]
     if output:

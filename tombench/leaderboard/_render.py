@@ -1,11 +1,11 @@
 """Rows -> ranked views: a rich table, Markdown, and a self-contained HTML page, all from `build_view`.
 
 `build_view` is the one place that decides what a leaderboard shows (dedup, ranking, columns, number formats);
-the three formatters only lay its cells out. Ranks are shared where 95% intervals overlap: a model's rank is
-1 + the number of models whose interval lies entirely above its own, so two models get different ranks only when
-the data can tell them apart (a row without an interval overlaps every other). The "vs next" column adds the
-paired test of each row against the next one when both answered the same items (`_stats.paired_comparison`), and
-the "Config" column shows the settings that differ between the board's rows.
+the three formatters only lay its cells out. Every pair of a board's rows is tested (paired on identical item sets,
+unpaired from the two intervals otherwise), the p-values are Holm-adjusted over the board's pairs, and ranks
+follow from those tests (`_stats.rank_groups`): a new rank starts only where every row above is significantly
+better than every row below. The "vs next" column prints the test of each row against the next one, the
+"Config" column the settings that differ between the board's rows.
 """
 
 from __future__ import annotations
@@ -17,10 +17,14 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from tombench.kit.intervals import wilson_interval
+from tombench.kit.intervals import Z95, t_quantile, wilson_interval
 
+from ._from_log import guess_model_size_b, guess_open_weights
 from ._row import Breakdown, ResultRow
-from ._stats import Paired, paired_comparison
+from ._stats import CLUSTERED_METHOD, Paired, holm, paired_comparison, proportion_interval, rank_groups, unpaired_p
+
+#: The level of every test and of the rank rule (two-sided, after Holm's correction over a board's pairs).
+ALPHA = 0.05
 
 #: Breakdown dimensions in the order the paper discusses them; others follow alphabetically.
 DIMENSION_ORDER = ["action_set", "interesting", "order", "asymmetric", "people", "moves"]
@@ -46,10 +50,26 @@ class Column:
 @dataclass(frozen=True)
 class Entry:
     row: ResultRow
-    rank: int
+    rank: int | None  # None: the row has no interval, so no test can place it
     shared: bool
     cells: dict[str, Cell]
     vs_next: Paired | None = None  # paired test against the next entry of the board, when they share items
+
+
+@dataclass(frozen=True)
+class PairTest:
+    """The test of a board's row A against row B (difference A - B): paired on identical items, else unpaired."""
+
+    diff: float
+    p_value: float
+    p_adjusted: float  # Holm over every pair of the board
+    paired: Paired | None  # None: unpaired test from the two intervals
+    n_a: int
+    n_b: int
+
+    @property
+    def significant(self) -> bool:
+        return self.p_adjusted < ALPHA
 
 
 @dataclass(frozen=True)
@@ -62,6 +82,8 @@ class Board:
     columns: list[Column]
     entries: list[Entry]
     hidden: int = 0  # older submissions of a configuration shown here (kept in the history, not ranked)
+    pairs: dict[tuple[int, int], Cell] = field(default_factory=dict)  # "vs" cell of entry i against entry j
+    tests: int = 0  # pairs tested (the Holm family)
 
 
 @dataclass(frozen=True)
@@ -80,18 +102,69 @@ def latest_rows(rows: Iterable[ResultRow]) -> tuple[list[ResultRow], list[Result
     return list(newest.values()), [r for r in by_id.values() if id(r) not in kept]
 
 
-def interval(row: ResultRow) -> tuple[float | None, float | None, str]:
-    """The interval a view shows for a row, and how it was made.
+@dataclass(frozen=True)
+class Shown:
+    """The interval a view shows for a row, the quantile it used, and how it was made."""
 
-    Rows of schema 1 carry a normal interval from the logged stderr (zero-width at 0% and 100%) and no per-item
-    data: they are shown with the Wilson interval of their accuracy on their completed samples instead (no story
-    adjustment is possible for them)."""
+    low: float
+    high: float
+    quantile: float
+    method: str
+    design_effect: float | None = None
+
+
+def _from_items(row: ResultRow) -> Shown | None:
+    """The row's headline interval recomputed from its per-item scores with today's rule (rows published before
+    issue #30 stored the older one); None when the items cannot reproduce the headline."""
+    it = row.items
+    if row.schema_version < 2 or not it.key or row.ci_low is None or any(not 0 <= v <= 1 for v in it.score):
+        return None
+    ci = proportion_interval(it.score, it.story)
+    if abs(ci.value - row.accuracy) > 1e-9:
+        return None
+    q = t_quantile(0.95, ci.stories - 1) if ci.method == CLUSTERED_METHOD else Z95
+    return Shown(ci.low, ci.high, q, ci.method, ci.design_effect)
+
+
+_SHOWN: dict[int, tuple[ResultRow, Shown | None]] = {}
+
+
+def shown_interval(row: ResultRow) -> Shown | None:
+    """`_shown_interval`, remembered per row object (a view asks for each row's interval many times)."""
+    hit = _SHOWN.get(id(row))
+    if hit is not None and hit[0] is row:
+        return hit[1]
+    if len(_SHOWN) > 4096:
+        _SHOWN.clear()
+    shown = _shown_interval(row)
+    _SHOWN[id(row)] = (row, shown)
+    return shown
+
+
+def _shown_interval(row: ResultRow) -> Shown | None:
+    """The interval a view shows for a row; None when the headline is not a mean of per-sample scores in [0, 1].
+
+    Rows with per-item scores are recomputed with today's rule. Rows of schema 1 carry a normal interval from the
+    logged stderr (zero-width at 0% and 100%) and no per-item data: they are shown with the Wilson interval of their
+    accuracy on their completed samples instead (no story adjustment is possible for them)."""
     if row.schema_version < 2 and row.samples_completed > 0:
         low, high = wilson_interval(row.accuracy * row.samples_completed, row.samples_completed)
-        return low, high, "wilson (schema 1 row: no per-story data)"
+        return Shown(low, high, Z95, "wilson (schema 1 row: no per-story data)")
+    if (recomputed := _from_items(row)) is not None:
+        return recomputed
     if row.ci_low is None or row.ci_high is None:
+        return None
+    clustered = row.ci_method == CLUSTERED_METHOD and row.stories and row.stories > 1
+    q = t_quantile(0.95, row.stories - 1) if clustered else Z95  # type: ignore[operator]
+    return Shown(row.ci_low, row.ci_high, q, row.ci_method or "?", row.design_effect)
+
+
+def interval(row: ResultRow) -> tuple[float | None, float | None, str]:
+    """(low, high, method) of the interval a view shows for a row (None, None, why: no interval)."""
+    shown = shown_interval(row)
+    if shown is None:
         return None, None, "no interval: the headline is not a mean of per-sample scores in [0, 1]"
-    return row.ci_low, row.ci_high, row.ci_method or "?"
+    return shown.low, shown.high, shown.method
 
 
 def _bounds(row: ResultRow) -> tuple[float, float]:
@@ -100,18 +173,80 @@ def _bounds(row: ResultRow) -> tuple[float, float]:
     return (low if low is not None else -math.inf), (high if high is not None else math.inf)
 
 
-def shared_ranks(rows: Sequence[ResultRow]) -> list[int]:
-    """Rank of each row: 1 + the number of rows whose 95% interval lies entirely above this row's."""
-    bounds = [_bounds(r) for r in rows]
-    return [1 + sum(1 for lo, _ in bounds if lo > high) for _, high in bounds]
+def same_items(a: ResultRow, b: ResultRow) -> bool:
+    """Whether two rows answered exactly the same item set (same task, arguments and dataset, and the same items
+    by content: the sample ids and inputs behind `Items.key`), so that they can be paired."""
+    if a.pairing_key != b.pairing_key or not a.items.key or not b.items.key:
+        return False
+    return len(a.items.key) == len(b.items.key) and set(a.items.key) == set(b.items.key)
 
 
 def compare(a: ResultRow, b: ResultRow) -> Paired | None:
-    """Paired test of row `a` against row `b` (difference a - b) on the items both answered; None when they did
-    not answer the same task, arguments and dataset, or share no item (items are matched by content)."""
-    if a.pairing_key != b.pairing_key or not a.items.key or not b.items.key:
+    """Paired test of row `a` against row `b` (difference a - b); None unless both answered exactly the same items
+    (a pair on a shared sliver of two different item sets would test something neither row reports)."""
+    if not same_items(a, b):
         return None
     return paired_comparison(a.items.by_key(), b.items.by_key())
+
+
+def _n(row: ResultRow) -> int:
+    return len(row.items.key) or row.samples_completed
+
+
+def _raw_test(a: ResultRow, b: ResultRow, sa: Shown, sb: Shown,
+              keyed: tuple[dict, dict]) -> tuple[float, Paired | None]:
+    if same_items(a, b):
+        paired = paired_comparison(*keyed)
+        if paired is not None:
+            return paired.p_value, paired
+    return unpaired_p((a.accuracy, sa.low, sa.high, sa.quantile), (b.accuracy, sb.low, sb.high, sb.quantile)), None
+
+
+def pair_tests(rows: Sequence[ResultRow]) -> dict[tuple[int, int], PairTest]:
+    """Every pair (i, j), i != j, of rows that have an interval: A = rows[i] against B = rows[j], p Holm-adjusted
+    over the distinct pairs."""
+    shown = [shown_interval(r) for r in rows]
+    ranked = [i for i, s in enumerate(shown) if s is not None]
+    keyed = {i: rows[i].items.by_key() for i in ranked}  # built once per row, not once per pair
+    raw: dict[tuple[int, int], tuple[float, Paired | None]] = {}
+    for x, i in enumerate(ranked):
+        for j in ranked[x + 1:]:
+            raw[(i, j)] = _raw_test(rows[i], rows[j], shown[i], shown[j], (keyed[i], keyed[j]))  # type: ignore[arg-type]
+    adjusted = dict(zip(raw, holm([p for p, _ in raw.values()]), strict=True))
+    tests: dict[tuple[int, int], PairTest] = {}
+    for (i, j), (p, paired) in raw.items():
+        diff = rows[i].accuracy - rows[j].accuracy if paired is None else paired.diff
+        tests[(i, j)] = PairTest(diff, p, adjusted[(i, j)], paired, _n(rows[i]), _n(rows[j]))
+        tests[(j, i)] = PairTest(-diff, p, adjusted[(i, j)], _flip(paired), _n(rows[j]), _n(rows[i]))
+    return tests
+
+
+def _flip(p: Paired | None) -> Paired | None:
+    if p is None:
+        return None
+    low = None if p.high is None else -p.high
+    high = None if p.low is None else -p.low
+    return Paired(p.n, p.stories, -p.diff, p.p_value, p.method, p.b_only, p.a_only, low, high)
+
+
+def ranks_from_tests(rows: Sequence[ResultRow], tests: dict[tuple[int, int], PairTest]) -> list[int | None]:
+    """Ranks of rows sorted best first (`_stats.rank_groups` over the rows with an interval); None: no interval."""
+    ranked = [i for i, r in enumerate(rows) if shown_interval(r) is not None]
+
+    def separated(x: int, y: int) -> bool:
+        t = tests[(ranked[x], ranked[y])]
+        return t.significant and t.diff > 0
+
+    out: list[int | None] = [None] * len(rows)
+    for i, k in zip(ranked, rank_groups(len(ranked), separated), strict=True):
+        out[i] = k
+    return out
+
+
+def shared_ranks(rows: Sequence[ResultRow]) -> list[int | None]:
+    """Ranks of rows given best first: shared unless the Holm-adjusted tests separate every row above from every
+    row below (None for a row without an interval)."""
+    return ranks_from_tests(rows, pair_tests(rows))
 
 
 # --- what differs between rows: the config column -------------------------------------------------------------
@@ -162,8 +297,23 @@ def _pct(x: float | None) -> str:
     return "–" if x is None else f"{100 * x:.1f}"
 
 
-def _bool(x: bool | None) -> Cell:
-    return Cell({True: "yes", False: "no", None: "?"}[x], {True: 1, False: 0, None: None}[x])
+#: Providers whose "models" are rule-based baselines shipped with tombench: open code, no parameters at all.
+_BASELINE_PROVIDERS = {"tombench"}
+
+
+def _model_facts(row: ResultRow) -> tuple[Cell, Cell]:
+    """Open weights and size: what the row records, else what its provider and model name tell (the rows' own
+    guesses, also for rows pushed before they existed); blank when unknown."""
+    if row.provider in _BASELINE_PROVIDERS:
+        why = "a rule-based baseline shipped with tombench: open code, no parameters"
+        return Cell("yes", 1, why), Cell("0", 0.0, why)
+    open_weights = row.open_weights if row.open_weights is not None else guess_open_weights(row.provider, None)
+    size = row.model_size_b if row.model_size_b is not None else guess_model_size_b(row.model)
+    open_cell = Cell({True: "yes", False: "no", None: ""}[open_weights], {True: 1, False: 0, None: None}[open_weights],
+                     "" if open_weights is not None else "not known: push with --open-weights/--closed-weights")
+    size_cell = Cell("" if size is None else f"{size:g}B", size,
+                     "" if size is not None else "not known: push with --model-size")
+    return open_cell, size_cell
 
 
 def _ci_text(low: float | None, high: float | None) -> str:
@@ -184,18 +334,26 @@ def _filled_cell(row: ResultRow) -> Cell:
                 f"95% Wilson CI {_ci_text(low, high)}{calls}")
 
 
-def _paired_cell(p: Paired | None, nxt: ResultRow | None) -> Cell:
-    if nxt is None:
+def _vs_cell(t: PairTest | None, other: ResultRow | None, tests: int) -> Cell:
+    """The test of a row against another one of its board: difference in points, Holm-adjusted p, `*` where it
+    separates them, `(u)` where they answered different items (unpaired test from the two intervals)."""
+    if other is None:
         return Cell("", None)
+    if t is None:
+        return Cell("–", None, f"no test against {other.model}: one of the two rows has no interval")
+    mark = " *" if t.significant else ""
+    holm_note = f"Holm-adjusted over the board's {tests} pair(s): p={t.p_adjusted:.3g} (unadjusted {t.p_value:.3g})"
+    p = t.paired
     if p is None:
-        return Cell("–", None, f"not paired with {nxt.model}: it answered other items (task arguments or dataset "
-                               "differ, or no item in common)")
-    mark = " *" if p.significant() else ""
-    detail = (f"against {nxt.model} ({p.method}): {p.n} shared items in {p.stories} stories; this row alone right "
-              f"on {p.a_only:g}, the other alone on {p.b_only:g}; two-sided p={p.p_value:.3g}")
+        return Cell(f"{100 * t.diff:+.1f} p={t.p_adjusted:.2g}{mark} (u)", t.p_adjusted,
+                    f"against {other.model}: not paired, the rows answered different items ({t.n_a} vs {t.n_b}: "
+                    "other arguments, limit, dataset or samples); unpaired normal test, each row's standard error "
+                    f"from its printed interval; {holm_note}")
+    detail = (f"against {other.model} ({p.method}): the same {p.n} items in {p.stories} stories; this row alone "
+              f"right on {p.a_only:g}, the other alone on {p.b_only:g}; {holm_note}")
     if p.low is not None and p.high is not None:
         detail += f"; 95% CI of the difference {100 * p.low:+.1f} to {100 * p.high:+.1f} points"
-    return Cell(f"{100 * p.diff:+.1f} p={p.p_value:.2g}{mark}", p.p_value, detail)
+    return Cell(f"{100 * t.diff:+.1f} p={t.p_adjusted:.2g}{mark}", t.p_adjusted, detail)
 
 
 def _samples_text(row: ResultRow) -> str:
@@ -209,19 +367,23 @@ def _samples_text(row: ResultRow) -> str:
     return text
 
 
-def _headline_cells(row: ResultRow, rank: int, shared: bool) -> dict[str, Cell]:
+def _headline_cells(row: ResultRow, rank: int | None, shared: bool) -> dict[str, Cell]:
     """The ranking columns: rank, model, headline with its interval, samples, weights and size."""
-    deff = f"; design effect {row.design_effect:.2f}" if row.design_effect is not None else ""
+    shown = shown_interval(row)
+    deff = f"; design effect {shown.design_effect:.2f}" if shown and shown.design_effect is not None else ""
     low, high, method = interval(row)
+    open_cell, size_cell = _model_facts(row)
+    rank_cell = (Cell("–", None, "not ranked: no interval") if rank is None
+                 else Cell(f"={rank}" if shared else str(rank), rank))
     return {
-        "rank": Cell(f"={rank}" if shared else str(rank), rank),
+        "rank": rank_cell,
         "model": Cell(row.model, row.model.lower(),
                       f"provider {row.provider}; revision {row.model_revision or 'unknown'}; params {row.model_params}"),
         "accuracy": Cell(_pct(row.accuracy), row.accuracy, f"metric {row.metric}; logged stderr {_pct(row.stderr)}"),
         "ci": Cell(_ci_text(low, high), low, f"{method}{deff}"),
         "n": Cell(_samples_text(row), row.samples_completed),
-        "open_weights": _bool(row.open_weights),
-        "size": Cell("?" if row.model_size_b is None else f"{row.model_size_b:g}B", row.model_size_b),
+        "open_weights": open_cell,
+        "size": size_cell,
     }
 
 
@@ -261,7 +423,7 @@ def _provenance_cells(row: ResultRow) -> dict[str, Cell]:
     }
 
 
-def _cells(row: ResultRow, rank: int, shared: bool, breakdown_cols: list[Column],
+def _cells(row: ResultRow, rank: int | None, shared: bool, breakdown_cols: list[Column],
            config_keys: Sequence[str] = ()) -> dict[str, Cell]:
     cells = _headline_cells(row, rank, shared)
     groups = {f"{b.dimension}={b.group}": b for b in row.breakdowns}
@@ -296,18 +458,28 @@ def _columns(rows: Sequence[ResultRow], breakdown_cols: list[Column]) -> list[Co
                       Column("submitted", "Submitted")]
 
 
-def _entries(rows: Sequence[ResultRow], breakdown_cols: list[Column]) -> list[Entry]:
-    """The ranked rows (sorted best first) with their cells, each paired against the next row."""
-    ranks = shared_ranks(rows)
+def _entries(rows: Sequence[ResultRow], breakdown_cols: list[Column],
+             tests: dict[tuple[int, int], PairTest]) -> list[Entry]:
+    """The ranked rows (sorted best first) with their cells, each tested against the next row."""
+    ranks = ranks_from_tests(rows, tests)
     config_keys = differing_settings(rows)
+    family = len(tests) // 2
     entries = []
     for i, (r, k) in enumerate(zip(rows, ranks, strict=True)):
         nxt = rows[i + 1] if i + 1 < len(rows) else None
-        paired = compare(r, nxt) if nxt is not None else None
-        cells = _cells(r, k, ranks.count(k) > 1, breakdown_cols, config_keys)
-        cells["vs_next"] = _paired_cell(paired, nxt)
-        entries.append(Entry(r, k, ranks.count(k) > 1, cells, paired))
+        shared = k is not None and ranks.count(k) > 1
+        cells = _cells(r, k, shared, breakdown_cols, config_keys)
+        cells["vs_next"] = _vs_cell(tests.get((i, i + 1)), nxt, family)
+        t = tests.get((i, i + 1))
+        entries.append(Entry(r, k, shared, cells, t.paired if t is not None else None))
     return entries
+
+
+def _pair_cells(rows: Sequence[ResultRow], tests: dict[tuple[int, int], PairTest]) -> dict[tuple[int, int], Cell]:
+    """The "vs" cell of every row against every other one (the HTML page re-pairs rows after re-sorting)."""
+    family = len(tests) // 2
+    return {(i, j): _vs_cell(tests.get((i, j)), rows[j], family)
+            for i in range(len(rows)) for j in range(len(rows)) if i != j}
 
 
 def build_view(rows: Iterable[ResultRow], *, history: bool = False,
@@ -327,17 +499,22 @@ def build_view(rows: Iterable[ResultRow], *, history: bool = False,
         task_rows.sort(key=lambda r: (-r.accuracy, -_bounds(r)[0], r.model, r.submission_id))
         bcols = _breakdown_columns(task_rows, dimensions)
         hidden = sum(1 for o in older if (o.benchmark, o.task, o.task_version) == (bench, task, version))
-        boards.append(Board(bench, task, version, _columns(task_rows, bcols), _entries(task_rows, bcols), hidden))
+        tests = pair_tests(task_rows)
+        boards.append(Board(bench, task, version, _columns(task_rows, bcols), _entries(task_rows, bcols, tests),
+                            hidden, _pair_cells(task_rows, tests), len(tests) // 2))
     return View(boards)
 
 
 # --- formatters -------------------------------------------------------------------------------------------------
 def render(rows: Iterable[ResultRow], fmt: Literal["terminal", "markdown", "html"], *, history: bool = False,
-           dimensions: Sequence[str] | None = None, title: str = "tombench leaderboard"):
-    """The one renderer: a rich renderable (`terminal`), or the text of a Markdown or HTML page."""
+           dimensions: Sequence[str] | None = None, title: str = "tombench leaderboard", breakdowns: bool = True):
+    """The one renderer: a rich renderable (`terminal`), or the text of a Markdown or HTML page.
+
+    `breakdowns=False` leaves the breakdown columns out of the terminal table (`leaderboard show` does unless asked:
+    they do not fit 120 columns); Markdown and HTML always have them."""
     view = build_view(rows, history=history, dimensions=dimensions)
     if fmt == "terminal":
-        return _terminal(view, title)
+        return _terminal(view, title, breakdowns)
     if fmt == "markdown":
         return _markdown(view, title)
     if fmt == "html":
@@ -345,68 +522,111 @@ def render(rows: Iterable[ResultRow], fmt: Literal["terminal", "markdown", "html
     raise ValueError(f"unknown format {fmt!r}: use terminal, markdown or html")
 
 
-def _board_caption(b: Board) -> str:
+def board_legend(b: Board) -> list[str]:
+    """What the board's columns mean and the rules behind them, one sentence a line (every format shows it)."""
     older = f"; {b.hidden} older submission(s) in history" if b.hidden else ""
-    return (f"{b.benchmark} / {b.task} (v{b.task_version}): {len(b.entries)} model(s){older}. "
-            "Rank =k: shared, 95% intervals overlap (Wilson, story design effect). "
-            "vs next: paired difference in points against the next row on the items both answered, two-sided p "
-            "(exact McNemar; bootstrap over shared stories when questions share a story); * p < 0.05. "
-            "Config: the settings that differ between rows.")
+    return [
+        f"{b.benchmark} / {b.task} (v{b.task_version}): {len(b.entries)} model(s){older}.",
+        "Rank: a new rank starts only where every row above is significantly better than every row below "
+        f"(two-sided p < {ALPHA:g} after Holm's correction over the board's {b.tests} pair(s)); =k: shared, the "
+        "tests do not separate these rows; –: no interval, not ranked.",
+        "95% CI: Wilson on n / design effect (questions of one story are correlated; the effect is raised towards "
+        "1 + 0.1 (m - 1) where few errors cannot show it), Student t on stories - 1 degrees of freedom.",
+        "vs next: difference in points against the next row and its Holm-adjusted p; * p < 0.05. Paired where both "
+        "rows answered the same items (exact McNemar; a sign-flip test over stories when questions share stories); "
+        "(u): different items, unpaired test from the two intervals.",
+        "Open / Size (Markdown and HTML): open weights and billions of parameters (blank: not known). Config: the "
+        "settings that differ between rows.",
+    ]
 
 
-#: Minimum widths of the ranking columns in the terminal (wider content folds within them).
-_TERMINAL_MIN = {"rank": 4, "model": 24, "accuracy": 8, "ci": 11, "vs_next": 17, "n": 12, "config": 16, "open": 4,
-                 "size": 5}
+def _board_caption(b: Board) -> str:
+    return " ".join(board_legend(b))
 
 
-def _terminal(view: View, title: str):
+#: The terminal's columns (a 120-column terminal holds them); the rest is in the Markdown and HTML views.
+_TERMINAL_KEYS = ("rank", "model", "accuracy", "ci", "vs_next", "n", "filled", "config")
+#: Columns that may be cut short to fit the terminal (narrowest, widest; longer text ends in an ellipsis), in the
+#: order they get the room left; the others always show their whole text. Every row stays one line tall.
+_TERMINAL_FLEX = {"model": (16, 34), "n": (7, 19), "filled": (8, 24), "config": (8, 40)}
+#: The width the terminal table is laid out for (`leaderboard show` prints to at least this many columns).
+TERMINAL_WIDTH = 120
+_TERMINAL_TITLES = {"accuracy": "Acc %", "n": "Samples", "filled": "Filled %"}
+
+
+def _terminal(view: View, title: str, breakdowns: bool):
     from rich.console import Group
     from rich.text import Text
 
     if not view.boards:
         return Text("no results yet")
-    return Group(*(_terminal_table(b, title) for b in view.boards))
+    return Group(*(_terminal_table(b, title, breakdowns) for b in view.boards))
 
 
-def _terminal_table(b: Board, title: str):
-    """One board as a rich table. A terminal is narrow: one column per breakdown *dimension*, one line per group
-    inside the cell."""
+def _terminal_table(b: Board, title: str, breakdowns: bool):
+    """One board as a rich table that fits a 120-column terminal, one line per row: the ranking columns, the config
+    column only where settings differ; then (with `breakdowns`) a second table, one column per breakdown dimension,
+    one group a line. The legend follows."""
+    from rich import box
+    from rich.console import Group
     from rich.table import Table
     from rich.text import Text
 
-    t = Table(title=f"{title}: {b.task} v{b.task_version}", caption=_board_caption(b), show_lines=True)
-    layout = _terminal_layout(b, t)
+    t = Table(title=f"{title}: {b.task} v{b.task_version}", box=box.SIMPLE_HEAD, title_justify="left", pad_edge=False)
+    cols = [c for c in b.columns if c.key in _TERMINAL_KEYS and (c.key != "config" or _config_differs(b))]
+    for c, width in zip(cols, _terminal_widths(b, cols), strict=True):
+        t.add_column(_TERMINAL_TITLES.get(c.key, c.title), justify="right" if c.kind == "num" else "left",
+                     no_wrap=True, overflow="ellipsis", width=width)
     for e in b.entries:
-        cells = []
-        for cols in layout:
-            if len(cols) == 1 and not cols[0].breakdown:
-                cells.append(Text(e.cells[cols[0].key].text))
-            else:
-                cells.append(Text("\n".join(f"{c.key.split('=', 1)[1]}: {e.cells[c.key].text}" for c in cols)))
-        t.add_row(*cells)
-    return t
+        t.add_row(*(e.cells[c.key].text for c in cols))
+    parts: list[Any] = [t]
+    if breakdowns and any(c.breakdown for c in b.columns):
+        parts.append(_terminal_breakdowns(b))
+    parts += [Text("\n".join(board_legend(b)), style="dim"), Text("")]
+    return Group(*parts)
 
 
-def _terminal_layout(b: Board, t: Any) -> list[list[Column]]:
-    """Add the board's terminal columns to table `t`; returns the board's columns each of them shows (one ranking
-    column, or every group of one breakdown dimension)."""
+def _terminal_widths(b: Board, cols: Sequence[Column], total: int = TERMINAL_WIDTH) -> list[int]:
+    """Column widths that fit `total` characters: fixed columns get their widest text, then the flexible ones
+    (`_TERMINAL_FLEX`, in order) share what is left, each at least its narrowest."""
+    widest = {c.key: max([len(_TERMINAL_TITLES.get(c.key, c.title))] + [len(e.cells[c.key].text) for e in b.entries])
+              for c in cols}
+    room = total - 3 * len(cols) - 1 - sum(w for k, w in widest.items() if k not in _TERMINAL_FLEX)  # padding, rules
+    flex = [k for k in _TERMINAL_FLEX if k in widest]
+    room -= sum(min(_TERMINAL_FLEX[k][0], widest[k]) for k in flex)
+    widths = dict(widest)
+    for k in flex:
+        low, high = _TERMINAL_FLEX[k]
+        base = min(low, widest[k])
+        widths[k] = base + max(0, min(min(high, widest[k]) - base, room))
+        room -= widths[k] - base
+    return [widths[c.key] for c in cols]
+
+
+def _terminal_breakdowns(b: Board):
+    """The breakdowns of a board: one column per dimension, each group of it on its own line."""
+    from rich import box
+    from rich.table import Table
+
     dims: dict[str, list[Column]] = {}
     for c in b.columns:
         if c.breakdown:
             dims.setdefault(c.key.split("=", 1)[0], []).append(c)
-    layout: list[list[Column]] = []
-    for c in b.columns:
-        if not c.breakdown:
-            layout.append([c])
-            # the ranking columns keep their width; the breakdowns wrap instead of squeezing them out of sight
-            widest = max([len(c.title)] + [len(e.cells[c.key].text) for e in b.entries])
-            t.add_column(c.title, justify="right" if c.kind == "num" else "left", overflow="fold",
-                         min_width=min(widest, _TERMINAL_MIN.get(c.key, 8)))
-        elif c is dims[c.key.split("=", 1)[0]][0]:
-            dim = c.key.split("=", 1)[0]
-            layout.append(dims[dim])
-            t.add_column(dim, justify="right", style="cyan", overflow="fold", min_width=12)
-    return layout
+    t = Table(title="breakdowns: value [95% CI] n", box=box.SIMPLE_HEAD, show_lines=True, title_justify="left",
+              pad_edge=False)
+    t.add_column("Rank", justify="right", no_wrap=True)
+    t.add_column("Model", no_wrap=True, overflow="ellipsis", max_width=_TERMINAL_FLEX["model"][1])
+    for dim in dims:
+        t.add_column(dim, justify="right", style="cyan", overflow="fold")
+    for e in b.entries:
+        t.add_row(e.cells["rank"].text, e.cells["model"].text,
+                  *("\n".join(f"{c.key.split('=', 1)[1]}: {e.cells[c.key].text}" for c in cols) for cols in dims.values()))
+    return t
+
+
+def _config_differs(b: Board) -> bool:
+    """Whether the board's rows differ in a setting (otherwise the config column says the same on every row)."""
+    return len({e.cells["config"].text for e in b.entries}) > 1
 
 
 _MD_SPECIAL = str.maketrans({c: f"\\{c}" for c in "\\|*_`<>[]#"})
@@ -439,7 +659,10 @@ th.breakdown{background:#eef5ff}
 th[aria-sort=ascending]::after{content:" \\25B2"}th[aria-sort=descending]::after{content:" \\25BC"}
 td.num{text-align:right;font-variant-numeric:tabular-nums}
 .filters{margin:.5rem 0 1rem}.filters label{margin-right:1rem}
-caption{caption-side:bottom;text-align:left;color:#666;padding-top:.3rem}
+.scroll{max-width:100%;max-height:85vh;overflow:auto;margin-bottom:.5rem}
+td:nth-child(2){position:sticky;left:0;background:#fff;z-index:1}th:nth-child(2){left:0;z-index:2}
+.legend{max-width:100%;color:#555;font-size:.85rem;margin:.3rem 0 1.5rem;padding-left:1.2rem}
+.legend li{white-space:normal;overflow-wrap:anywhere}
 """
 
 # Sorting and filtering, no dependencies. Rows carry data-open / data-size; cells carry data-sort.
@@ -454,6 +677,22 @@ function compareCells(x, y, num, asc){
   var c = num ? parseFloat(x) - parseFloat(y) : x.localeCompare(y);
   return asc ? c : -c;
 }
+// "vs next" pairs each row with the row shown below it: after a re-sort or a filter it is looked up again in the
+// board's table of every pair's test (data-pairs: {"i": {"j": [text, tooltip, sort value]}}).
+function refreshVsNext(table){
+  var pairs = JSON.parse(table.dataset.pairs || '{}');
+  var head = table.querySelector('th[data-key="vs_next"]');
+  if (!head) return;
+  var col = Array.prototype.indexOf.call(head.parentNode.children, head);
+  var rows = Array.prototype.filter.call(table.tBodies[0].rows, function(r){ return !r.hidden; });
+  rows.forEach(function(r, k){
+    var cell = r.cells[col], next = rows[k + 1];
+    var v = next ? (pairs[r.dataset.idx] || {})[next.dataset.idx] : null;
+    cell.textContent = v ? v[0] : '';
+    cell.title = v ? v[1] : '';
+    cell.dataset.sort = (v && v[2] !== null) ? v[2] : '';
+  });
+}
 document.querySelectorAll('table.board').forEach(function(table){
   table.querySelectorAll('th').forEach(function(th, col){
     th.addEventListener('click', function(){
@@ -467,6 +706,7 @@ document.querySelectorAll('table.board').forEach(function(table){
         return compareCells(a.cells[col].dataset.sort, b.cells[col].dataset.sort, num, asc);
       });
       rows.forEach(function(r){body.appendChild(r);});
+      refreshVsNext(table);
     });
   });
 });
@@ -481,6 +721,7 @@ function applyFilters(){
     if (text && tr.dataset.model.indexOf(text) < 0) ok = false;
     tr.hidden = !ok;
   });
+  document.querySelectorAll('table.board').forEach(refreshVsNext);
 }
 ['f-open','f-size','f-text'].forEach(function(id){
   var el = document.getElementById(id); el.addEventListener('input', applyFilters);
@@ -491,6 +732,41 @@ function applyFilters(){
 
 def _attr(x: object) -> str:
     return html.escape("" if x is None else str(x), quote=True)
+
+
+def _pairs_json(b: Board) -> str:
+    """Every pair's "vs" cell, for the page's script: {"i": {"j": [text, tooltip, sort value]}}."""
+    out: dict[str, dict[str, list]] = {}
+    for (i, j), cell in b.pairs.items():
+        out.setdefault(str(i), {})[str(j)] = [cell.text, cell.title, cell.sort]
+    return json.dumps(out, ensure_ascii=False, separators=(",", ":"))
+
+
+def _html_board(i: int, b: Board) -> list[str]:
+    """One board: heading, the table in its own scrolling box (wide boards scroll there, the page does not), and
+    the legend below it as wrapping text."""
+    parts = [f'<section><h2>{_attr(b.task)} <small>v{_attr(b.task_version)}</small></h2>',
+             f'<div class="scroll"><table class="board" id="board-{i}" data-pairs="{_attr(_pairs_json(b))}">'
+             "<thead><tr>"]
+    for c in b.columns:
+        cls = ' class="breakdown"' if c.breakdown else ""
+        parts.append(f'<th data-key="{_attr(c.key)}" data-kind="{c.kind}"{cls}>{_attr(c.title)}</th>')
+    parts.append("</tr></thead><tbody>")
+    for idx, e in enumerate(b.entries):
+        r = e.row
+        size = e.cells["size"].sort
+        parts.append(f'<tr data-idx="{idx}" data-model="{_attr(r.model.lower())}" '
+                     f'data-open="{_attr(e.cells["open_weights"].text)}" data-size="{_attr(size)}">')
+        for c in b.columns:
+            cell = e.cells[c.key]
+            cls = ' class="num"' if c.kind == "num" else ""
+            tip = f' title="{_attr(cell.title)}"' if cell.title else ""
+            parts.append(f'<td{cls} data-sort="{_attr(cell.sort)}"{tip}>{_attr(cell.text)}</td>')
+        parts.append("</tr>")
+    parts.append('</tbody></table></div><ul class="legend">')
+    parts += [f"<li>{_attr(line)}</li>" for line in board_legend(b)]
+    parts.append("</ul></section>")
+    return parts
 
 
 def _html(view: View, title: str) -> str:
@@ -507,22 +783,6 @@ def _html(view: View, title: str) -> str:
     if not view.boards:
         parts.append("<p>No results yet.</p>")
     for i, b in enumerate(view.boards):
-        parts.append(f'<section><h2>{_attr(b.task)} <small>v{_attr(b.task_version)}</small></h2>')
-        parts.append(f'<table class="board" id="board-{i}"><caption>{_attr(_board_caption(b))}</caption><thead><tr>')
-        for c in b.columns:
-            cls = ' class="breakdown"' if c.breakdown else ""
-            parts.append(f'<th data-key="{_attr(c.key)}" data-kind="{c.kind}"{cls}>{_attr(c.title)}</th>')
-        parts.append("</tr></thead><tbody>")
-        for e in b.entries:
-            r = e.row
-            parts.append(f'<tr data-model="{_attr(r.model.lower())}" data-open="{_attr(e.cells["open_weights"].text)}"'
-                         f' data-size="{_attr(r.model_size_b)}">')
-            for c in b.columns:
-                cell = e.cells[c.key]
-                cls = ' class="num"' if c.kind == "num" else ""
-                tip = f' title="{_attr(cell.title)}"' if cell.title else ""
-                parts.append(f'<td{cls} data-sort="{_attr(cell.sort)}"{tip}>{_attr(cell.text)}</td>')
-            parts.append("</tr>")
-        parts.append("</tbody></table></section>")
+        parts += _html_board(i, b)
     parts.append(f"<script>{_JS}</script></body></html>")
     return "\n".join(parts)
