@@ -39,11 +39,14 @@ def test_local_push_show_and_eval_results(logs, tmp_path):
     er = runner.invoke(main, ["leaderboard", "eval-results", str(board), "--out", str(out),
                               "--benchmark", "my-org/tombench-board"])
     assert er.exit_code == 0, er.output
-    assert "entries for 2 model(s)" in er.output
+    assert "2 entry file(s) for 2 model(s)" in er.output  # the re-run of strong (newest of its config), weak
     spec = yaml.safe_load((out / "eval.yaml").read_text())
     assert spec["evaluation_framework"] == "inspect-ai" and spec["tasks"][0]["id"] == "tiny_tom"
-    entries = yaml.safe_load((out / "mockllm__strong-7b" / ".eval_results" / "tombench.yaml").read_text())
+    assert spec["tasks"][0]["config"] == "items" and spec["tasks"][0]["split"] == "tiny_tom"
     rerun = row_from_log(logs["strong_rerun"])
+    (path,) = (out / "mockllm__strong-7b" / ".eval_results").glob("*.yaml")
+    assert path.name == f"tombench_tiny_tom_{rerun.config_hash[:8]}.yaml"
+    entries = yaml.safe_load(path.read_text())
     assert entries == [{"dataset": {"id": "my-org/tombench-board", "task_id": "tiny_tom"},
                         "value": round(100 * rerun.accuracy, 2), "date": rerun.created_at,
                         "source": {"url": "https://huggingface.co/datasets/my-org/tombench-board/blob/main/"
