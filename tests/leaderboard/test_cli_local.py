@@ -57,3 +57,24 @@ def test_local_push_show_and_eval_results(logs, tmp_path):
     from huggingface_hub import parse_eval_result_entries
 
     assert parse_eval_result_entries(entries)[0].value == round(100 * rerun.accuracy, 2)
+
+
+def test_push_shows_progress_on_a_terminal_only(hub, logs, tmp_path, monkeypatch):
+    """Issue #32.6: `push` read logs for half a minute with nothing shown. On a terminal (here forced with rich's
+    TTY_COMPATIBLE) a progress bar is drawn on stderr while logs are read and a spinner while the Hub works;
+    piped, stderr stays empty."""
+    import huggingface_hub.constants as constants
+
+    runner = CliRunner()
+    args = ["leaderboard", "push", str(logs["strong"]), str(logs["weak"])]
+    monkeypatch.setenv("TTY_COMPATIBLE", "1")
+    monkeypatch.setenv("HF_TOKEN", "hf_test_token")
+    monkeypatch.setattr(constants, "ENDPOINT", hub.url)
+    shown = runner.invoke(main, [*args, "--local-dir", str(tmp_path / "a"), "--repo", "tester/progress"])
+    assert shown.exit_code == 0, shown.output
+    assert "reading logs" in shown.stderr and "2/2" in shown.stderr
+    assert "pushing 2 row(s) to tester/progress" in shown.stderr and "pushed 2 new" in shown.stdout
+    monkeypatch.setenv("TTY_COMPATIBLE", "0")
+    piped = runner.invoke(main, [*args, "--local-dir", str(tmp_path / "b")])
+    assert piped.exit_code == 0 and piped.stderr == ""
+    assert "not pushed: no --repo" in piped.stdout

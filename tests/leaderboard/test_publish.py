@@ -58,7 +58,8 @@ def test_push_then_load_dataset_returns_the_rows(hub, logs, tmp_path):
     assert {result_path(r.submission_id) for r in rows} <= set(files)
     assert {"README.md", "leaderboard.md", "leaderboard.html", "eval.yaml"} <= set(files)
     assert b"evaluation_framework: inspect-ai" in files["eval.yaml"]
-    assert any(p.startswith("eval_results/") for p in files)
+    # rows alone (no evaluation items pushed): eval.yaml defines no task, so no Eval Results entry points at one
+    assert b"tasks: []" in files["eval.yaml"] and not any(p.startswith("eval_results/") for p in files)
 
     table = _load_dataset(hub, tmp_path, repo)
     assert sorted(t["submission_id"] for t in table) == sorted(r.submission_id for r in rows)
@@ -94,6 +95,7 @@ def test_details_and_items_are_published_beside_the_table(hub, logs, tmp_path):
     files = hub.files(repo)
     assert sum(p.startswith("data/details/") for p in files) == 3
     assert sum(p.startswith("data/items/tiny_tom/") for p in files) == 1  # the same six questions, stored once
+    assert sum(p.startswith("eval_results/") for p in files) == 3  # one variant of each model
 
     out = subprocess.run([sys.executable, "-c", _EVIDENCE_SCRIPT, repo], env=_env(hub, tmp_path),
                          capture_output=True, text=True, timeout=300)
