@@ -111,6 +111,6 @@ def test_eval_result_prs_say_one_line_per_model(hub: HubTestServer, monkeypatch:
     monkeypatch.setattr(constants, "ENDPOINT", hub.url)
     monkeypatch.setenv("HF_TOKEN", TOKEN)
     hub.state.create("model", "org/model-a")
-    lines = list(open_eval_result_prs({"mockllm/model": [], "hf/org/model-a": [{"x": 1}]}))
+    lines = list(open_eval_result_prs({"mockllm/model": {}, "hf/org/model-a": {"tombench_t_c.yaml": [{"x": 1}]}}))
     assert lines[0] == "skipped mockllm/model: not a Hub model id"
     assert lines[1].startswith("could not open a PR on org/model-a: ") and "HTTP 501" in lines[1]
