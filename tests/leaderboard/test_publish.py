@@ -412,3 +412,30 @@ def test_cli_user_errors_are_one_line(tmp_path):
                  ["push", "--repo", "not-a-repo-id"]):
         res = _cli(args, env)
         assert res.returncode == 2 and res.stderr.startswith("error: ") and res.stderr.count("\n") == 1, args
+
+
+def test_eval_results_from_the_hub_pin_the_commit_and_link_the_endpoint(hub, logs, tmp_path, monkeypatch):
+    """Issue #30.4: `eval-results --repo` ignored HF_ENDPOINT in `source.url` and never set `dataset.revision`."""
+    import huggingface_hub.constants as constants
+    import yaml
+    from click.testing import CliRunner
+
+    from tombench.cli import main
+
+    monkeypatch.setattr(constants, "ENDPOINT", hub.url)  # what HF_ENDPOINT sets when huggingface_hub is imported
+    monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE", hub.url + "/{repo_id}/resolve/{revision}/{filename}")
+    monkeypatch.setenv("HF_TOKEN", TOKEN)
+    repo, out = _repo(), tmp_path / "er"
+    pushed = CliRunner().invoke(main, ["leaderboard", "push", str(logs["strong"]), str(logs["strong_hot"]),
+                                       "--repo", repo, "--local-dir", str(tmp_path / "board")])
+    assert pushed.exit_code == 0, pushed.output
+    head = hub.state.repos[("dataset", repo)].head.oid
+    res = CliRunner().invoke(main, ["leaderboard", "eval-results", "--repo", repo, "--out", str(out)])
+    assert res.exit_code == 0 and "2 entry file(s) for 1 model(s)" in res.output, res.output
+    files = sorted((out / "mockllm__strong-7b" / ".eval_results").glob("*.yaml"))
+    assert len(files) == 2  # two temperatures of one model: two variants, two files
+    for path in files:
+        (entry,) = yaml.safe_load(path.read_text())
+        assert entry["dataset"] == {"id": repo, "task_id": "tiny_tom", "revision": head}
+        assert entry["source"]["url"].startswith(f"{hub.url}/datasets/{repo}/blob/{head}/data/results/")
+    assert yaml.safe_load((out / "eval.yaml").read_text())["tasks"][0]["split"] == "tiny_tom"
