@@ -11,8 +11,9 @@ dataset); they all go through `HubRepo`, so each gets the same guarantees:
   preupload, commit), everything included: `huggingface_hub` retries timed-out and failed requests on its own (up to
   5 times with backoff, so a per-request timeout of 2 s used to end after 10 s), and its shared HTTP client has no
   timeout for API calls at all. Each operation therefore runs in a worker thread that the caller waits for at most
-  `timeout` seconds (`bounded`); the per-request timeout is set as well (`set_hub_timeout`), so an abandoned request
-  ends soon after. A Hub that accepts connections and never answers ends the call with one line.
+  `timeout` seconds (`bounded`; an upload gets one more second per MB it sends); the per-request timeout is set as
+  well (`set_hub_timeout`), so an abandoned request ends soon after. A Hub that accepts connections and never
+  answers ends the call with one line.
 * **One-line errors.** A missing token, an unreachable Hub, a refused token, a timeout or a conflict is a
   `HubError` whose message is one line saying what happened (and, for a commit that timed out, that it may have
   landed).
@@ -33,6 +34,8 @@ __all__ = ["DEFAULT_TIMEOUT", "HubConflict", "HubError", "HubRepo", "HubTimeout"
 
 #: Seconds one Hub operation (its requests and huggingface_hub's own retries together) may take before it gives up.
 DEFAULT_TIMEOUT = 30.0
+#: Bytes per second an upload is granted on top of the deadline (a slow link: 1 MB/s).
+UPLOAD_RATE = 1_000_000
 #: Statuses meaning "the branch moved under us": re-read and try again.
 _CONFLICT = {409, 412}
 #: Sessions whose timeout we set (we never override a timeout the user configured on their own client).
@@ -159,9 +162,10 @@ class HubRepo:
         self.api = HfApi(endpoint=self.endpoint, token=self.token)
 
     # ------------------------------------------------------------------------------------------------- errors
-    def _timeout_message(self) -> str:
+    def _timeout_message(self, seconds: float | None = None) -> str:
+        seconds = seconds or self.timeout
         return f"the Hub at {self.api.endpoint} did not answer " + (
-            f"within {self.timeout:g} s" if self.timeout else "in time")
+            f"within {round(seconds, 1):g} s" if seconds else "in time")
 
     def _one_line(self, err: BaseException, committing: bool) -> HubError:
         """The one-line error a user sees for an HTTP or network failure."""
@@ -178,10 +182,13 @@ class HubRepo:
             return HubError(f"could not reach the Hub to push to {self.repo_id} ({detail}): {_first_line(err)}")
         return HubError(f"could not read {self.repo_id} from the Hub ({detail})")
 
-    def _bounded(self, call: Callable[[], T], committing: bool = False) -> T:
-        """One Hub operation under the deadline (`timeout` seconds, huggingface_hub's retries included)."""
+    def _bounded(self, call: Callable[[], T], committing: bool = False, upload: int = 0) -> T:
+        """One Hub operation under the deadline: `timeout` seconds, huggingface_hub's retries included, plus one
+        second per `UPLOAD_RATE` bytes it sends (so a large export is not cut off by a deadline meant for a
+        silent Hub)."""
         landed = " (the commit may have landed: pushing again skips what is there)" if committing else ""
-        return bounded(call, self.timeout, lambda: HubTimeout(self._timeout_message() + landed))
+        seconds = self.timeout + upload / UPLOAD_RATE if self.timeout else None
+        return bounded(call, seconds, lambda: HubTimeout(self._timeout_message(seconds) + landed))
 
     @contextmanager
     def _errors(self, committing: bool = False) -> Iterator[None]:
@@ -231,14 +238,15 @@ class HubRepo:
         from huggingface_hub import CommitOperationAdd
 
         ops = [CommitOperationAdd(p, str(c) if isinstance(c, Path) else c) for p, c in files.items()]
+        size = sum(c.stat().st_size if isinstance(c, Path) else len(c) for c in files.values())
         with self._errors(committing=True):
-            if parent is not None and not self._preupload(ops, parent, set(new)):
+            if parent is not None and not self._preupload(ops, parent, set(new), size):
                 return None
             return self._bounded(lambda: self.api.create_commit(self.repo_id, ops, repo_type=self.repo_type,
                                                                 parent_commit=parent, commit_message=message,
-                                                                create_pr=create_pr), committing=True)
+                                                                create_pr=create_pr), committing=True, upload=size)
 
-    def _preupload(self, ops: list, parent: str, new: set[str]) -> bool:
+    def _preupload(self, ops: list, parent: str, new: set[str], size: int) -> bool:
         """Preupload the commit's files, comparing them with the *parent* commit we build on (not the branch's
         current head), so our new files are never dropped from the commit as "unchanged" when another writer
         committed identical ones meanwhile: the commit is sent and the Hub's parent check answers 412.
@@ -249,13 +257,13 @@ class HubRepo:
 
         try:
             self._bounded(lambda: self.api.preupload_lfs_files(self.repo_id, ops, repo_type=self.repo_type,
-                                                               revision=parent, free_memory=False))
+                                                               revision=parent, free_memory=False), upload=size)
             return True
         except HfHubHTTPError as e:
             if _status(e) not in (400, 404):
                 raise
         self._bounded(lambda: self.api.preupload_lfs_files(self.repo_id, ops, repo_type=self.repo_type,
-                                                           free_memory=False))
+                                                           free_memory=False), upload=size)
         # `_remote_oid` is what huggingface_hub itself compares to drop unchanged files (set by the preupload call)
         return not any(getattr(op, "_remote_oid", None) is not None for op in ops if op.path_in_repo in new)
 
