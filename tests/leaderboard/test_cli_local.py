@@ -78,3 +78,19 @@ def test_push_shows_progress_on_a_terminal_only(hub, logs, tmp_path, monkeypatch
     piped = runner.invoke(main, [*args, "--local-dir", str(tmp_path / "b")])
     assert piped.exit_code == 0 and piped.stderr == ""
     assert "not pushed: no --repo" in piped.stdout
+
+
+def test_details_load_offline_from_a_local_copy_and_recompute_each_row(logs, tmp_path):
+    """Issue #30.5: the local copy has the Hub repo's layout, so `load_dataset(folder, "details")` works offline."""
+    import datasets
+
+    board = tmp_path / "board"
+    res = CliRunner().invoke(main, ["leaderboard", "push", str(logs["middle"]), str(logs["weak"]),
+                                    "--local-dir", str(board)])
+    assert res.exit_code == 0, res.output
+    details = datasets.load_dataset(str(board), "details", split="train", cache_dir=str(tmp_path / "cache"))
+    items = datasets.load_dataset(str(board), "items", split="tiny_tom", cache_dir=str(tmp_path / "cache"))
+    assert len(items) == 6 and set(items["item_key"]) == set(details["item_key"])
+    for r in LocalStore(board).rows():
+        scores = [d["score"] for d in details if d["submission_id"] == r.submission_id]
+        assert len(scores) == 6 and sum(scores) / len(scores) == r.accuracy
