@@ -12,7 +12,7 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -94,6 +94,7 @@ def push(logs: tuple[str, ...], repo: str | None, local_dir: str | None, with_lo
     Exit code 0: every given log is on the board (new or kept before); 1: some logs were refused (the others were
     added and pushed); 2: nothing could be added, or the push failed (rows stay in the local copy).
     """
+    from tombench.commands._logs import progress
     from tombench.leaderboard import LocalStore, RowOverrides, add_logs, default_local_dir
 
     if not logs and not repo:
@@ -102,10 +103,10 @@ def push(logs: tuple[str, ...], repo: str | None, local_dir: str | None, with_lo
         raise UserError(f"--repo must look like ORG/NAME, got {repo!r}")
     store = LocalStore(local_dir or default_local_dir(repo))
     console = _console()
-    with _progress(_log_paths(logs)) as paths:
-        report = add_logs(store, paths, RowOverrides(submitter, notes, model_revision, open_weights, model_size),
-                          explicit={Path(p) for p in logs if not Path(p).is_dir()}, with_logs=with_logs,
-                          say=lambda text, highlight: console.print(text, highlight=highlight))
+    report = add_logs(store, progress(_log_paths(logs), "logs"),
+                      RowOverrides(submitter, notes, model_revision, open_weights, model_size),
+                      explicit={Path(p) for p in logs if not Path(p).is_dir()}, with_logs=with_logs,
+                      say=lambda text, highlight: console.print(text, highlight=highlight))
     if logs and report.nothing:
         raise UserError(report.nothing)
     store.write_site(repo)
@@ -123,20 +124,6 @@ def _terminal_stderr():
 
     err = Console(stderr=True)
     return err if err.is_terminal else None
-
-
-@contextmanager
-def _progress(paths: list[Path]) -> Iterator[Iterable[Path]]:
-    """The log paths, advancing a progress bar on stderr as each is read (reading logs takes most of a push)."""
-    err = _terminal_stderr()
-    if err is None or not paths:
-        yield paths
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn("reading logs"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                  console=err, transient=True) as progress:
-        yield progress.track(paths, total=len(paths))
 
 
 @contextmanager
