@@ -111,6 +111,18 @@ def test_eval_result_prs_say_one_line_per_model(hub: HubTestServer, monkeypatch:
     monkeypatch.setattr(constants, "ENDPOINT", hub.url)
     monkeypatch.setenv("HF_TOKEN", TOKEN)
     hub.state.create("model", "org/model-a")
-    lines = list(open_eval_result_prs({"mockllm/model": [], "hf/org/model-a": [{"x": 1}]}))
+    lines = list(open_eval_result_prs({"mockllm/model": {}, "hf/org/model-a": {"tombench_t_c.yaml": [{"x": 1}]}}))
     assert lines[0] == "skipped mockllm/model: not a Hub model id"
     assert lines[1].startswith("could not open a PR on org/model-a: ") and "HTTP 501" in lines[1]
+
+
+def test_an_upload_gets_more_time_than_a_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The deadline meant for a silent Hub must not cut off a large export: one more second per MB sent."""
+    import tombench.kit.hub as hub_module
+
+    seen: list[float | None] = []
+    monkeypatch.setattr(hub_module, "bounded", lambda call, seconds, on_timeout: seen.append(seconds) or call())
+    repo = HubRepo("tester/x", token=TOKEN, endpoint="http://127.0.0.1:9", timeout=2)
+    monkeypatch.setattr(repo.api, "create_commit", lambda *a, **k: "committed")
+    assert repo.commit({"big.bin": b"x" * 3_000_000}, "m") == "committed"
+    assert seen == [pytest.approx(2 + 3_000_000 / hub_module.UPLOAD_RATE)]

@@ -39,11 +39,14 @@ def test_local_push_show_and_eval_results(logs, tmp_path):
     er = runner.invoke(main, ["leaderboard", "eval-results", str(board), "--out", str(out),
                               "--benchmark", "my-org/tombench-board"])
     assert er.exit_code == 0, er.output
-    assert "entries for 2 model(s)" in er.output
+    assert "2 entry file(s) for 2 model(s)" in er.output  # the re-run of strong (newest of its config), weak
     spec = yaml.safe_load((out / "eval.yaml").read_text())
     assert spec["evaluation_framework"] == "inspect-ai" and spec["tasks"][0]["id"] == "tiny_tom"
-    entries = yaml.safe_load((out / "mockllm__strong-7b" / ".eval_results" / "tombench.yaml").read_text())
+    assert spec["tasks"][0]["config"] == "items" and spec["tasks"][0]["split"] == "tiny_tom"
     rerun = row_from_log(logs["strong_rerun"])
+    (path,) = (out / "mockllm__strong-7b" / ".eval_results").glob("*.yaml")
+    assert path.name == f"tombench_tiny_tom_{rerun.config_hash[:8]}.yaml"
+    entries = yaml.safe_load(path.read_text())
     assert entries == [{"dataset": {"id": "my-org/tombench-board", "task_id": "tiny_tom"},
                         "value": round(100 * rerun.accuracy, 2), "date": rerun.created_at,
                         "source": {"url": "https://huggingface.co/datasets/my-org/tombench-board/blob/main/"
@@ -76,3 +79,40 @@ def test_show_reads_local_dir_and_fits_120_columns(logs, tmp_path):
     assert runner.invoke(main, ["leaderboard", "show", str(board)]).output == shown.output
     both = runner.invoke(main, ["leaderboard", "show", str(tmp_path), "--local-dir", str(board)])
     assert both.exit_code != 0 and "not both" in both.output
+
+
+def test_push_shows_progress_on_a_terminal_only(hub, logs, tmp_path, monkeypatch):
+    """Issue #32.6: `push` read logs for half a minute with nothing shown. On a terminal (here forced with rich's
+    TTY_COMPATIBLE) a progress bar is drawn on stderr while logs are read and a spinner while the Hub works;
+    piped, stderr stays empty."""
+    import huggingface_hub.constants as constants
+
+    runner = CliRunner()
+    args = ["leaderboard", "push", str(logs["strong"]), str(logs["weak"])]
+    monkeypatch.setenv("TTY_COMPATIBLE", "1")
+    monkeypatch.setenv("HF_TOKEN", "hf_test_token")
+    monkeypatch.setattr(constants, "ENDPOINT", hub.url)
+    shown = runner.invoke(main, [*args, "--local-dir", str(tmp_path / "a"), "--repo", "tester/progress"])
+    assert shown.exit_code == 0, shown.output
+    assert "reading logs" in shown.stderr and "2/2" in shown.stderr
+    assert "pushing 2 row(s) to tester/progress" in shown.stderr and "pushed 2 new" in shown.stdout
+    monkeypatch.setenv("TTY_COMPATIBLE", "0")
+    piped = runner.invoke(main, [*args, "--local-dir", str(tmp_path / "b")])
+    assert piped.exit_code == 0 and piped.stderr == ""
+    assert "not pushed: no --repo" in piped.stdout
+
+
+def test_details_load_offline_from_a_local_copy_and_recompute_each_row(logs, tmp_path):
+    """Issue #30.5: the local copy has the Hub repo's layout, so `load_dataset(folder, "details")` works offline."""
+    import datasets
+
+    board = tmp_path / "board"
+    res = CliRunner().invoke(main, ["leaderboard", "push", str(logs["middle"]), str(logs["weak"]),
+                                    "--local-dir", str(board)])
+    assert res.exit_code == 0, res.output
+    details = datasets.load_dataset(str(board), "details", split="train", cache_dir=str(tmp_path / "cache"))
+    items = datasets.load_dataset(str(board), "items", split="tiny_tom", cache_dir=str(tmp_path / "cache"))
+    assert len(items) == 6 and set(items["item_key"]) == set(details["item_key"])
+    for r in LocalStore(board).rows():
+        scores = [d["score"] for d in details if d["submission_id"] == r.submission_id]
+        assert len(scores) == 6 and sum(scores) / len(scores) == r.accuracy

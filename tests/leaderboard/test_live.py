@@ -11,7 +11,7 @@ from dataclasses import replace
 
 import pytest
 
-from tombench.leaderboard import fetch_rows, push_rows, row_from_log
+from tombench.leaderboard import LocalStore, fetch_rows, push_rows, submission_from_log
 
 _TOKEN = os.environ.get("HF_TOKEN")  # read at import: the autouse fixture hides it from the offline tests
 _REPO = os.environ.get("TOMBENCH_TEST_HUB_REPO")
@@ -20,9 +20,14 @@ _ENDPOINT = os.environ.get("TOMBENCH_TEST_HUB_ENDPOINT", "https://huggingface.co
 
 @pytest.mark.network
 @pytest.mark.skipif(not (_TOKEN and _REPO), reason="live Hub test: set HF_TOKEN and TOMBENCH_TEST_HUB_REPO")
-def test_push_to_the_real_hub(logs):
-    row = replace(row_from_log(logs["weak"]), submission_id=f"smoke-{uuid.uuid4().hex[:12]}", notes="smoke test")
-    result = push_rows([row], _REPO, token=_TOKEN, endpoint=_ENDPOINT, private=True)
+def test_push_to_the_real_hub(logs, tmp_path):
+    """With its details and items, so the real Hub validates the card's three configs and eval.yaml's tasks."""
+    sub = submission_from_log(logs["weak"])
+    row = replace(sub.row, submission_id=f"smoke-{uuid.uuid4().hex[:12]}", notes="smoke test")
+    store = LocalStore(tmp_path)
+    store.add(row, submission=replace(sub, row=row))
+    result = push_rows([row], _REPO, token=_TOKEN, endpoint=_ENDPOINT, private=True,
+                       details={row.submission_id: store.details_path(row)}, items=store.item_files())
     assert result.added == [row.submission_id] and result.commit
     assert row.submission_id in {r.submission_id for r in fetch_rows(_REPO, token=_TOKEN, endpoint=_ENDPOINT)}
     again = push_rows([row], _REPO, token=_TOKEN, endpoint=_ENDPOINT)

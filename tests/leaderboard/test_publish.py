@@ -58,7 +58,8 @@ def test_push_then_load_dataset_returns_the_rows(hub, logs, tmp_path):
     assert {result_path(r.submission_id) for r in rows} <= set(files)
     assert {"README.md", "leaderboard.md", "leaderboard.html", "eval.yaml"} <= set(files)
     assert b"evaluation_framework: inspect-ai" in files["eval.yaml"]
-    assert any(p.startswith("eval_results/") for p in files)
+    # rows alone (no evaluation items pushed): eval.yaml defines no task, so no Eval Results entry points at one
+    assert b"tasks: []" in files["eval.yaml"] and not any(p.startswith("eval_results/") for p in files)
 
     table = _load_dataset(hub, tmp_path, repo)
     assert sorted(t["submission_id"] for t in table) == sorted(r.submission_id for r in rows)
@@ -66,6 +67,62 @@ def test_push_then_load_dataset_returns_the_rows(hub, logs, tmp_path):
     for r in rows:  # typed round trip, breakdowns included
         assert loaded[r.submission_id].to_dict() == r.to_dict()
     assert sorted(r.submission_id for r in fetch_rows(repo, token=TOKEN, endpoint=hub.url)) == sorted(loaded)
+
+
+_EVIDENCE_SCRIPT = """
+import datasets, json, sys
+from inspect_ai._eval.task.hf import task_create_from_hf
+repo = sys.argv[1]
+details = datasets.load_dataset(repo, "details", split="train").to_list()
+items = datasets.load_dataset(repo, "items", split="tiny_tom").to_list()
+(task,) = task_create_from_hf(f"hf/{repo}/tiny_tom")  # Inspect's reader of the Hub's eval.yaml
+samples = [{"input": s.input, "target": s.target} for s in task.dataset]
+print(json.dumps({"details": details, "items": items, "samples": samples}))
+"""
+
+
+def test_details_and_items_are_published_beside_the_table(hub, logs, tmp_path):
+    """Issue #30.5 and #30.4: `load_dataset(repo, "details")` recomputes every row and pairs two models item by item;
+    eval.yaml's task is built by Inspect's own `hf/` reader from the published items."""
+    from tombench.leaderboard import LocalStore, add_logs
+
+    store = LocalStore(tmp_path / "board")
+    add_logs(store, [logs[k] for k in ("strong", "middle", "weak")])
+    rows = store.rows()
+    repo = _repo()
+    details = {r.submission_id: store.details_path(r) for r in rows}
+    push_rows(rows, repo, token=TOKEN, endpoint=hub.url, details=details, items=store.item_files())
+    files = hub.files(repo)
+    assert sum(p.startswith("data/details/") for p in files) == 3
+    assert sum(p.startswith("data/items/tiny_tom/") for p in files) == 1  # the same six questions, stored once
+    assert sum(p.startswith("eval_results/") for p in files) == 3  # one variant of each model
+
+    out = subprocess.run([sys.executable, "-c", _EVIDENCE_SCRIPT, repo], env=_env(hub, tmp_path),
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-3000:]
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    by_row: dict[str, list[dict]] = {}
+    for d in got["details"]:
+        by_row.setdefault(d["submission_id"], []).append(d)
+    for r in rows:  # every row recomputed from its details
+        scores = [d["score"] for d in by_row[r.submission_id]]
+        assert len(scores) == r.samples_completed and sum(scores) / len(scores) == pytest.approx(r.accuracy)
+    strong, middle = (next(r for r in rows if r.model == m) for m in ("mockllm/strong-7b", "mockllm/middle-1.5b"))
+    pairs = {}
+    for d in got["details"]:
+        pairs.setdefault(d["item_key"], {})[d["model"]] = d["score"]
+    only_strong = sum(p[strong.model] > p[middle.model] for p in pairs.values())
+    only_middle = sum(p[middle.model] > p[strong.model] for p in pairs.values())
+    assert (only_strong, only_middle) == (3, 0)  # strong alone right on the 3 questions middle missed
+    for r in rows:  # the same item keys and scores the row's paired tests use
+        mine = {d["item_key"]: d["score"] for d in by_row[r.submission_id]}
+        assert mine == {k: v for k, (_, v) in r.items.by_key().items()}
+    miss = next(d for d in by_row[middle.submission_id] if d["score"] == 0)  # a matcher decision, auditable
+    assert miss["target"] and miss["completion"] and miss["answer"] is not None and miss["story_id"]
+    assert {g["dimension"] for g in miss["breakdown"]} >= {"action_set", "order"}
+    assert len(got["samples"]) == 6  # the task Inspect built asks exactly the published items
+    assert sorted((i["input"], i["target"]) for i in got["items"]) == sorted(
+        (s["input"], s["target"]) for s in got["samples"])
 
 
 def test_a_row_file_written_before_a_new_field_still_loads(hub, logs, tmp_path, monkeypatch):
@@ -230,6 +287,20 @@ def test_a_hub_that_never_answers_ends_the_push_with_one_line(logs):
             fetch_rows(_repo(), token=TOKEN, endpoint=url, timeout=1)
 
 
+def test_a_download_that_never_returns_ends_within_the_deadline(logs):
+    """Issue #30.7: huggingface_hub retries a timed-out download (5 times, with backoff), so `--timeout 2` took
+    10 s; the deadline now covers the whole operation. (A loose bound, not a speed goal.)"""
+    with HubTestServer() as own:
+        repo = _repo()
+        push_rows([row_from_log(logs["weak"])], repo, token=TOKEN, endpoint=own.url)
+        own.state.stall("GET", r"/resolve/")
+        own.state.stall("HEAD", r"/resolve/")
+        start = time.monotonic()
+        with pytest.raises(HubTimeout, match=r"did not answer within 1 s$"):
+            fetch_rows(repo, token=TOKEN, endpoint=own.url, timeout=1)  # a fresh reader needs the index
+        assert time.monotonic() - start < 1 + 5
+
+
 def test_a_commit_that_never_returns_times_out_and_says_it_may_have_landed(logs):
     row = row_from_log(logs["weak"])
     with HubTestServer() as own:  # its own server: the stall lasts until it stops
@@ -253,7 +324,10 @@ def test_cli_push_show_and_offline_keeps_rows(hub, logs, tmp_path):
                    "--submitter", "ci", "--with-logs"], env)
     assert pushed.returncode == 0, pushed.stderr
     assert "pushed 3 new submission(s)" in pushed.stdout
+    assert pushed.stderr == ""  # no terminal: no progress drawn, nothing but the result lines
     assert sum(p.startswith("logs/") for p in hub.files(repo)) == 3
+    assert sum(p.startswith("data/details/") for p in hub.files(repo)) == 3  # the evidence went with the rows
+    assert b"config_name: details" in hub.files(repo)["README.md"]
 
     shown = _cli(["show", "--repo", repo, "--format", "markdown"], env)
     assert shown.returncode == 0, shown.stderr
@@ -310,9 +384,58 @@ def test_cli_exit_codes_say_what_happened(hub, logs, tmp_path, monkeypatch):
     assert hung.output.strip().splitlines()[-1].startswith("error: the Hub at http://127.0.0.1:")
 
 
+def test_every_hub_command_takes_timeout_and_ends_with_one_line(logs, tmp_path, monkeypatch):
+    """Issue #30.7: `show` and `eval-results` had no --timeout (39 s against a silent Hub). Each now ends within
+    its --timeout (plus generous slack: a bound, not a speed goal) with one line."""
+    import huggingface_hub.constants as constants
+    from click.testing import CliRunner
+
+    from tombench.cli import main
+
+    monkeypatch.setenv("HF_TOKEN", TOKEN)
+    commands = [["show", "--repo", "o/board"], ["eval-results", "--repo", "o/board", "--out", str(tmp_path / "er")],
+                ["push", str(logs["weak"]), "--repo", "o/board"]]
+    with SilentServer() as url:
+        monkeypatch.setattr(constants, "ENDPOINT", url)
+        for args in commands:
+            start = time.monotonic()
+            res = CliRunner().invoke(main, ["leaderboard", *args, "--timeout", "1"])
+            assert time.monotonic() - start < 1 + 5, args
+            assert res.exit_code == 2 and "Traceback" not in res.output, (args, res.output)
+            last = res.output.strip().splitlines()[-1]
+            assert last.startswith(f"error: the Hub at {url} did not answer within 1 s"), (args, res.output)
+
+
 def test_cli_user_errors_are_one_line(tmp_path):
     env = dict(os.environ, TOMBENCH_LEADERBOARD_HOME=str(tmp_path))
     for args in (["push"], ["push", str(tmp_path / "missing.eval")], ["show", str(tmp_path / "nothing")],
                  ["push", "--repo", "not-a-repo-id"]):
         res = _cli(args, env)
         assert res.returncode == 2 and res.stderr.startswith("error: ") and res.stderr.count("\n") == 1, args
+
+
+def test_eval_results_from_the_hub_pin_the_commit_and_link_the_endpoint(hub, logs, tmp_path, monkeypatch):
+    """Issue #30.4: `eval-results --repo` ignored HF_ENDPOINT in `source.url` and never set `dataset.revision`."""
+    import huggingface_hub.constants as constants
+    import yaml
+    from click.testing import CliRunner
+
+    from tombench.cli import main
+
+    monkeypatch.setattr(constants, "ENDPOINT", hub.url)  # what HF_ENDPOINT sets when huggingface_hub is imported
+    monkeypatch.setattr(constants, "HUGGINGFACE_CO_URL_TEMPLATE", hub.url + "/{repo_id}/resolve/{revision}/{filename}")
+    monkeypatch.setenv("HF_TOKEN", TOKEN)
+    repo, out = _repo(), tmp_path / "er"
+    pushed = CliRunner().invoke(main, ["leaderboard", "push", str(logs["strong"]), str(logs["strong_hot"]),
+                                       "--repo", repo, "--local-dir", str(tmp_path / "board")])
+    assert pushed.exit_code == 0, pushed.output
+    head = hub.state.repos[("dataset", repo)].head.oid
+    res = CliRunner().invoke(main, ["leaderboard", "eval-results", "--repo", repo, "--out", str(out)])
+    assert res.exit_code == 0 and "2 entry file(s) for 1 model(s)" in res.output, res.output
+    files = sorted((out / "mockllm__strong-7b" / ".eval_results").glob("*.yaml"))
+    assert len(files) == 2  # two temperatures of one model: two variants, two files
+    for path in files:
+        (entry,) = yaml.safe_load(path.read_text())
+        assert entry["dataset"] == {"id": repo, "task_id": "tiny_tom", "revision": head}
+        assert entry["source"]["url"].startswith(f"{hub.url}/datasets/{repo}/blob/{head}/data/results/")
+    assert yaml.safe_load((out / "eval.yaml").read_text())["tasks"][0]["split"] == "tiny_tom"

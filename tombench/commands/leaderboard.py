@@ -12,6 +12,8 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -38,12 +40,28 @@ def _console():
     return console if console.is_terminal else Console(width=TERMINAL_WIDTH)
 
 
+def _quiet_hub_logs() -> None:
+    """huggingface_hub logs each of its retries as a warning ("Retrying in 1s [Retry 1/5]"); the command reports
+    what came of the call itself in one line, so those lines are left out."""
+    from huggingface_hub.utils import logging as hf_logging
+
+    hf_logging.set_verbosity_error()
+
+
+#: `--timeout`, shared by every command that reads from or writes to the Hub.
+_timeout_option = click.option(
+    "--timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
+    help="Seconds each Hub operation (a read, an upload, the commit) may take, retries included, before the command "
+         "gives up with one line.")
+
+
 def _load_rows(source: str | None, repo: str | None, timeout: float = 30.0):
     """Rows of a Hub repo (`source`, when given, is the local copy whose rows need no download), or of the local
     copy `source`."""
     from tombench.leaderboard import LocalStore, PublishError, default_local_dir, fetch_rows
 
     if repo:
+        _quiet_hub_logs()
         known = LocalStore(source or default_local_dir(repo)).rows()  # immutable rows copied here: not re-downloaded
         try:
             return fetch_rows(repo, known=known, timeout=timeout)
@@ -72,8 +90,7 @@ def leaderboard() -> None:
 @click.option("--open-weights/--closed-weights", default=None, help="Override whether the model's weights are open.")
 @click.option("--model-size", type=click.FloatRange(0, min_open=True), help="Model size in billions of parameters.")
 @click.option("--private", is_flag=True, help="Create the repo as private.")
-@click.option("--timeout", type=click.FloatRange(min=0.1), default=30.0, show_default=True,
-              help="Seconds one Hub request may wait for an answer before the push gives up (rows stay local).")
+@_timeout_option
 def push(logs: tuple[str, ...], repo: str | None, local_dir: str | None, with_logs: bool, submitter: str | None,
          notes: str | None, model_revision: str | None, open_weights: bool | None, model_size: float | None,
          private: bool, timeout: float) -> None:
@@ -82,6 +99,7 @@ def push(logs: tuple[str, ...], repo: str | None, local_dir: str | None, with_lo
     Exit code 0: every given log is on the board (new or kept before); 1: some logs were refused (the others were
     added and pushed); 2: nothing could be added, or the push failed (rows stay in the local copy).
     """
+    from tombench.commands._logs import progress
     from tombench.leaderboard import LocalStore, RowOverrides, add_logs, default_local_dir
 
     if not logs and not repo:
@@ -90,7 +108,8 @@ def push(logs: tuple[str, ...], repo: str | None, local_dir: str | None, with_lo
         raise UserError(f"--repo must look like ORG/NAME, got {repo!r}")
     store = LocalStore(local_dir or default_local_dir(repo))
     console = _console()
-    report = add_logs(store, _log_paths(logs), RowOverrides(submitter, notes, model_revision, open_weights, model_size),
+    report = add_logs(store, progress(_log_paths(logs), "logs"),
+                      RowOverrides(submitter, notes, model_revision, open_weights, model_size),
                       explicit={Path(p) for p in logs if not Path(p).is_dir()}, with_logs=with_logs,
                       say=lambda text, highlight: console.print(text, highlight=highlight))
     if logs and report.nothing:
@@ -103,15 +122,43 @@ def push(logs: tuple[str, ...], repo: str | None, local_dir: str | None, with_lo
     _exit_partial(report.partial)
 
 
+def _terminal_stderr():
+    """A rich console on stderr when it is a terminal (progress is drawn there), else None (pipes and logs get
+    only the result lines)."""
+    from rich.console import Console
+
+    err = Console(stderr=True)
+    return err if err.is_terminal else None
+
+
+@contextmanager
+def _status(text: str) -> Iterator[Callable[[str], None]]:
+    """A spinner with `text` on stderr while the Hub works (when stderr is a terminal); yields a way to change it."""
+    err = _terminal_stderr()
+    if err is None:
+        yield lambda _text: None
+        return
+    with err.status(text) as status:
+        yield lambda new: status.update(new)
+
+
 def _push_store(store, repo: str, private: bool, timeout: float, console) -> None:  # noqa: ANN001
     """Push every row of the local copy that the Hub lacks, and say what happened."""
     from tombench.leaderboard import PublishError, keep_fetched, push_rows
 
+    _quiet_hub_logs()
     rows = store.rows()
     log_files = {r.submission_id: p for r in rows if (p := store.log_path(r)) is not None}
+    details = {r.submission_id: p for r in rows if (p := store.details_path(r)) is not None}
+
+    def retry(n: int, why: str) -> None:
+        console.print(f"[dim]attempt {n}: {why}[/]")
+        update(f"pushing to {repo} (attempt {n + 1})")
+
     try:
-        result = push_rows(rows, repo, known=rows, logs=log_files, private=private, timeout=timeout,
-                           on_retry=lambda n, why: console.print(f"[dim]attempt {n}: {why}[/]"))
+        with _status(f"pushing {len(rows)} row(s) to {repo}") as update:
+            result = push_rows(rows, repo, known=rows, logs=log_files, details=details, items=store.item_files(),
+                               private=private, timeout=timeout, on_retry=retry)
     except PublishError as e:
         raise UserError(f"{e}. {len(rows)} row(s) are kept in {store.root}; push them later with "
                         f"`tombench leaderboard push --repo {repo}`") from None
@@ -144,14 +191,15 @@ def _exit_partial(message: str) -> None:
 @click.option("--history", is_flag=True, help="Rank every submission, not only the newest per configuration.")
 @click.option("--dimension", "dimensions", multiple=True,
               help="Breakdown dimension(s) to show (default: all). Repeatable.")
+@_timeout_option
 def show(source: str | None, repo: str | None, local_dir: str | None, fmt: str, breakdowns: bool,
-         output: str | None, history: bool, dimensions: tuple[str, ...]) -> None:
+         output: str | None, history: bool, dimensions: tuple[str, ...], timeout: float) -> None:
     """Print the ranked leaderboard from a local folder (SOURCE or --local-dir) or a Hub repo (--repo)."""
     from tombench.leaderboard import render
 
     if source and local_dir and Path(source) != Path(local_dir):
         raise UserError("give the local copy once: SOURCE or --local-dir, not both")
-    rows = _load_rows(local_dir or source, repo)
+    rows = _load_rows(local_dir or source, repo, timeout)
     dims = list(dimensions) or None
     if fmt == "terminal":
         from rich.console import Console
@@ -176,20 +224,43 @@ def show(source: str | None, repo: str | None, local_dir: str | None, fmt: str, 
 @click.argument("source", required=False, type=click.Path())
 @click.option("--repo", help="Read the rows from this Hub dataset repo (also used as the results' source link).")
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False),
-              help="Folder to write eval.yaml and <model>/.eval_results/tombench.yaml into.")
+              help="Folder to write eval.yaml and <model>/.eval_results/<task>_<config>.yaml into.")
 @click.option("--benchmark", help="Hub dataset ORG/NAME that hosts the benchmark's eval.yaml (the entries' "
               "`dataset.id`; default: --repo).")
 @click.option("--open-pr", is_flag=True, help="Open a pull request with the entries on each Hub model repo.")
-def eval_results(source: str | None, repo: str | None, out: str, benchmark: str | None, open_pr: bool) -> None:
-    """Write the Hub "Eval Results" files: the benchmark's eval.yaml and one entry file per model."""
+@_timeout_option
+def eval_results(source: str | None, repo: str | None, out: str, benchmark: str | None, open_pr: bool,
+                 timeout: float) -> None:
+    """Write the Hub "Eval Results" files: the benchmark's eval.yaml and one entry file per model and variant.
+
+    Read from --repo, the entries pin `dataset.revision` to the commit read and link the row files at that commit
+    (on the Hub that HF_ENDPOINT names)."""
     from tombench.leaderboard import open_eval_result_prs, write_eval_results
 
     benchmark = benchmark or repo
     if not benchmark or benchmark.count("/") != 1:
         raise UserError("Eval Results entries name the benchmark dataset that hosts eval.yaml: give --repo ORG/NAME "
                         "or --benchmark ORG/NAME")
-    entries = write_eval_results(_load_rows(source, repo), benchmark, out)
-    click.echo(f"wrote eval.yaml and entries for {len(entries)} model(s) under {Path(out)}")
+    rows, files, revision = _load_board(source, repo, timeout)
+    written = write_eval_results(rows, benchmark, out, files=files,
+                                 revision=revision if benchmark == repo else None)
+    variants = sum(len(v) for v in written.values())
+    click.echo(f"wrote eval.yaml and {variants} entry file(s) for {len(written)} model(s) under {Path(out)}")
     if open_pr:
-        for line in open_eval_result_prs(entries):  # a Hub that never answers ends each PR with one line
+        for line in open_eval_result_prs(written, timeout=timeout):  # each PR: one line, within --timeout
             click.echo(line)
+
+
+def _load_board(source: str | None, repo: str | None, timeout: float) -> tuple[list, set[str], str | None]:
+    """(rows, details and item files, commit) of a Hub leaderboard (--repo) or a local folder (no commit)."""
+    from tombench.leaderboard import LocalStore, PublishError, default_local_dir, fetch_board
+
+    if not repo:
+        rows = _load_rows(source, None)
+        return rows, LocalStore(Path(source) if source else default_local_dir(None)).data_files(), None
+    _quiet_hub_logs()
+    try:
+        board = fetch_board(repo, known=LocalStore(default_local_dir(repo)).rows(), timeout=timeout)
+    except PublishError as e:
+        raise UserError(str(e)) from None
+    return board.rows, board.files, board.revision

@@ -7,10 +7,13 @@ dataset); they all go through `HubRepo`, so each gets the same guarantees:
   someone else committed in between, the Hub answers 409/412 and `HubConflict` is raised, so the caller re-reads
   and tries again instead of silently overwriting. The files are preuploaded against that *parent* too, so files
   another writer committed meanwhile are never dropped from our commit as "unchanged" (see `HubRepo.commit`).
-* **Bounded waits.** `huggingface_hub`'s shared HTTP client has no timeout of its own for API calls (info, create,
-  preupload, commit; its downloads use HF_HUB_ETAG_TIMEOUT and HF_HUB_DOWNLOAD_TIMEOUT, 10 s each by default);
-  `set_hub_timeout` sets one on it (default 30 s per request, unless the user configured the client), so a Hub that
-  accepts connections and never answers ends the call with one line instead of hanging it.
+* **Bounded waits.** `timeout` is a real deadline for each Hub operation (read the head, download a file,
+  preupload, commit), everything included: `huggingface_hub` retries timed-out and failed requests on its own (up to
+  5 times with backoff, so a per-request timeout of 2 s used to end after 10 s), and its shared HTTP client has no
+  timeout for API calls at all. Each operation therefore runs in a worker thread that the caller waits for at most
+  `timeout` seconds (`bounded`; an upload gets one more second per MB it sends); the per-request timeout is set as
+  well (`set_hub_timeout`), so an abandoned request ends soon after. A Hub that accepts connections and never
+  answers ends the call with one line.
 * **One-line errors.** A missing token, an unreachable Hub, a refused token, a timeout or a conflict is a
   `HubError` whose message is one line saying what happened (and, for a commit that timed out, that it may have
   landed).
@@ -18,17 +21,21 @@ dataset); they all go through `HubRepo`, so each gets the same guarantees:
 
 from __future__ import annotations
 
+import threading
 import weakref
-from collections.abc import Collection, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-__all__ = ["DEFAULT_TIMEOUT", "HubConflict", "HubError", "HubRepo", "HubTimeout", "folder_files", "set_hub_timeout"]
+__all__ = ["DEFAULT_TIMEOUT", "HubConflict", "HubError", "HubRepo", "HubTimeout", "bounded", "folder_files",
+           "set_hub_timeout"]
 
-#: Seconds a single Hub request may take (connect, or wait between bytes) before the call gives up.
+#: Seconds one Hub operation (its requests and huggingface_hub's own retries together) may take before it gives up.
 DEFAULT_TIMEOUT = 30.0
+#: Bytes per second an upload is granted on top of the deadline (a slow link: 1 MB/s).
+UPLOAD_RATE = 1_000_000
 #: Statuses meaning "the branch moved under us": re-read and try again.
 _CONFLICT = {409, 412}
 #: Sessions whose timeout we set (we never override a timeout the user configured on their own client).
@@ -45,6 +52,36 @@ class HubTimeout(HubError):
 
 class HubConflict(HubError):
     """The branch moved since the parent commit the caller read: re-read it and try again."""
+
+
+T = TypeVar("T")
+
+
+def bounded(call: Callable[[], T], seconds: float | None, on_timeout: Callable[[], BaseException]) -> T:
+    """`call()`, waited for at most `seconds` (None: without limit); past that, `on_timeout()` is raised.
+
+    The call runs in a daemon thread, so a request that never returns (and huggingface_hub's retries of it) cannot
+    hold the caller, nor keep the process alive at exit. What the call does after the deadline is lost (a commit
+    may still land: the caller's message says so)."""
+    if not seconds:
+        return call()
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def work() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as e:  # noqa: BLE001 - handed to the caller's thread as is
+            box["error"] = e
+        finally:
+            done.set()
+
+    threading.Thread(target=work, name="tombench-hub-call", daemon=True).start()
+    if not done.wait(seconds):
+        raise on_timeout()
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
 
 
 def set_hub_timeout(seconds: float | None) -> None:
@@ -125,9 +162,10 @@ class HubRepo:
         self.api = HfApi(endpoint=self.endpoint, token=self.token)
 
     # ------------------------------------------------------------------------------------------------- errors
-    def _timeout_message(self) -> str:
+    def _timeout_message(self, seconds: float | None = None) -> str:
+        seconds = seconds or self.timeout
         return f"the Hub at {self.api.endpoint} did not answer " + (
-            f"within {self.timeout:g} s" if self.timeout else "in time")
+            f"within {round(seconds, 1):g} s" if seconds else "in time")
 
     def _one_line(self, err: BaseException, committing: bool) -> HubError:
         """The one-line error a user sees for an HTTP or network failure."""
@@ -143,6 +181,14 @@ class HubRepo:
         if self.writing:
             return HubError(f"could not reach the Hub to push to {self.repo_id} ({detail}): {_first_line(err)}")
         return HubError(f"could not read {self.repo_id} from the Hub ({detail})")
+
+    def _bounded(self, call: Callable[[], T], committing: bool = False, upload: int = 0) -> T:
+        """One Hub operation under the deadline: `timeout` seconds, huggingface_hub's retries included, plus one
+        second per `UPLOAD_RATE` bytes it sends (so a large export is not cut off by a deadline meant for a
+        silent Hub)."""
+        landed = " (the commit may have landed: pushing again skips what is there)" if committing else ""
+        seconds = self.timeout + upload / UPLOAD_RATE if self.timeout else None
+        return bounded(call, seconds, lambda: HubTimeout(self._timeout_message(seconds) + landed))
 
     @contextmanager
     def _errors(self, committing: bool = False) -> Iterator[None]:
@@ -165,18 +211,19 @@ class HubRepo:
             except RepositoryNotFoundError:
                 if not create:
                     raise
-            self.api.create_repo(self.repo_id, repo_type=self.repo_type, private=private, exist_ok=True)
+            self._bounded(lambda: self.api.create_repo(self.repo_id, repo_type=self.repo_type, private=private,
+                                                       exist_ok=True))
             return self._info(revision)
 
     def _info(self, revision: str | None) -> Any:
-        return self.api.repo_info(self.repo_id, repo_type=self.repo_type, revision=revision, timeout=self.timeout,
-                                  files_metadata=False)
+        return self._bounded(lambda: self.api.repo_info(self.repo_id, repo_type=self.repo_type, revision=revision,
+                                                        timeout=self.timeout, files_metadata=False))
 
     def read_text(self, path: str, revision: str) -> str:
-        """A file at a commit, through huggingface_hub's cache (its own timeouts: HF_HUB_ETAG_TIMEOUT and
-        HF_HUB_DOWNLOAD_TIMEOUT, 10 s each by default)."""
+        """A file at a commit, through huggingface_hub's cache, within the deadline."""
         with self._errors():
-            local = self.api.hf_hub_download(self.repo_id, path, repo_type=self.repo_type, revision=revision)
+            local = self._bounded(lambda: self.api.hf_hub_download(self.repo_id, path, repo_type=self.repo_type,
+                                                                   revision=revision))
         return Path(local).read_text(encoding="utf-8")
 
     # ------------------------------------------------------------------------------------------------- writing
@@ -191,13 +238,15 @@ class HubRepo:
         from huggingface_hub import CommitOperationAdd
 
         ops = [CommitOperationAdd(p, str(c) if isinstance(c, Path) else c) for p, c in files.items()]
+        size = sum(c.stat().st_size if isinstance(c, Path) else len(c) for c in files.values())
         with self._errors(committing=True):
-            if parent is not None and not self._preupload(ops, parent, set(new)):
+            if parent is not None and not self._preupload(ops, parent, set(new), size):
                 return None
-            return self.api.create_commit(self.repo_id, ops, repo_type=self.repo_type, parent_commit=parent,
-                                          commit_message=message, create_pr=create_pr)
+            return self._bounded(lambda: self.api.create_commit(self.repo_id, ops, repo_type=self.repo_type,
+                                                                parent_commit=parent, commit_message=message,
+                                                                create_pr=create_pr), committing=True, upload=size)
 
-    def _preupload(self, ops: list, parent: str, new: set[str]) -> bool:
+    def _preupload(self, ops: list, parent: str, new: set[str], size: int) -> bool:
         """Preupload the commit's files, comparing them with the *parent* commit we build on (not the branch's
         current head), so our new files are never dropped from the commit as "unchanged" when another writer
         committed identical ones meanwhile: the commit is sent and the Hub's parent check answers 412.
@@ -207,13 +256,14 @@ class HubRepo:
         from huggingface_hub.errors import HfHubHTTPError
 
         try:
-            self.api.preupload_lfs_files(self.repo_id, ops, repo_type=self.repo_type, revision=parent,
-                                         free_memory=False)
+            self._bounded(lambda: self.api.preupload_lfs_files(self.repo_id, ops, repo_type=self.repo_type,
+                                                               revision=parent, free_memory=False), upload=size)
             return True
         except HfHubHTTPError as e:
             if _status(e) not in (400, 404):
                 raise
-        self.api.preupload_lfs_files(self.repo_id, ops, repo_type=self.repo_type, free_memory=False)
+        self._bounded(lambda: self.api.preupload_lfs_files(self.repo_id, ops, repo_type=self.repo_type,
+                                                           free_memory=False), upload=size)
         # `_remote_oid` is what huggingface_hub itself compares to drop unchanged files (set by the preupload call)
         return not any(getattr(op, "_remote_oid", None) is not None for op in ops if op.path_in_repo in new)
 

@@ -5,11 +5,14 @@ dataset repo, written through `tombench.kit.hub`), and any set of rows -> `rende
 docs/leaderboard.md.
 """
 
+from ._details import Detail, EvalItem, Submission, read_details, submission_from_log
 from ._from_log import LogError, RowOverrides, is_tombench_task, row_from_log
 from ._publish import (
+    Board,
     HubTimeout,
     PublishError,
     PushResult,
+    fetch_board,
     fetch_rows,
     open_eval_result_prs,
     push_rows,
@@ -26,5 +29,6 @@ __all__ = [
     "LogError", "is_tombench_task", "push_rows", "fetch_rows", "PushResult", "PublishError", "HubTimeout",
     "set_hub_timeout", "render", "build_view", "latest_rows", "shared_ranks", "compare", "site_files", "LocalStore",
     "default_local_dir", "add_logs", "AddReport", "keep_fetched", "read_row", "write_eval_results", "open_eval_result_prs",
-    "Interval", "Paired", "proportion_interval", "mcnemar_exact", "paired_comparison",
+    "Interval", "Paired", "proportion_interval", "mcnemar_exact", "paired_comparison", "Board", "fetch_board",
+    "Detail", "EvalItem", "Submission", "read_details", "submission_from_log",
 ]

@@ -20,7 +20,7 @@ from typing import Any
 from tombench.kit.intervals import Z95
 from tombench.kit.metrics import parse_breakdown
 
-from ._items import breakdown_intervals, compact, interval, items_digest, read_items, unclustered_interval
+from ._items import Item, breakdown_intervals, compact, interval, items_digest, read_items, unclustered_interval
 from ._row import SCHEMA_VERSION, Breakdown, MetricValue, ResultRow, canonical_json, config_hash, utc_iso
 from ._stats import Interval
 
@@ -309,6 +309,12 @@ def _submission_id(spec: Any) -> str:
 
 def row_from_log(path: str | Path, overrides: RowOverrides | None = None) -> ResultRow:
     """The leaderboard row of one finished tombench eval log (one log holds one task)."""
+    return row_and_items(path, overrides)[0]
+
+
+def row_and_items(path: str | Path, overrides: RowOverrides | None = None) -> tuple[ResultRow, list[Item], str]:
+    """The row, its scored items (each with its sample) and the headline scorer's name, from one reading of the
+    log: the per-sample details are written from the same items the row's interval was computed from."""
     overrides = overrides or RowOverrides()
     log = _rankable_log(path)
     spec, results = log.eval, log.results
@@ -337,7 +343,7 @@ def row_from_log(path: str | Path, overrides: RowOverrides | None = None) -> Res
     if (suite_headline := _suite_headline(meta, all_metrics, completed)) is not None:
         breakdowns.append(suite_headline)
 
-    return ResultRow(
+    row = ResultRow(
         schema_version=SCHEMA_VERSION,
         submission_id=_submission_id(spec),
         created_at=utc_iso(spec.created),
@@ -380,3 +386,4 @@ def row_from_log(path: str | Path, overrides: RowOverrides | None = None) -> Res
         model_roles=canonical_json(roles),
         other_metrics=_other_metrics(results, primary, metric_name),
     )
+    return row, items, primary.name

@@ -30,6 +30,8 @@ class Item:
     story: str | None  # the sample's story id, if any
     score: float
     metadata: dict[str, Any] = field(default_factory=dict)
+    #: the sample it was read from (its first epoch): what the per-sample details are written from
+    sample: Any = field(default=None, compare=False, repr=False)
 
 
 def _digest(text: str, size: int = 16) -> str:
@@ -91,7 +93,8 @@ def _item(sample: Any, score: float) -> Item:
     """A sample as an item: keyed by what it asked, clustered by its story."""
     md = dict(sample.metadata or {})
     story = md.get(STORY_KEY)
-    return Item(item_key(sample.id, input_digest(sample.input)), None if story is None else str(story), score, md)
+    return Item(item_key(sample.id, input_digest(sample.input)), None if story is None else str(story), score, md,
+                sample)
 
 
 def read_items(log: Any, scorer: str, reducer: str | None = None) -> list[Item]:

@@ -31,11 +31,12 @@ from typing import Any
 from tombench.kit.hub import DEFAULT_TIMEOUT, HubConflict, HubRepo, HubTimeout, set_hub_timeout
 from tombench.kit.hub import HubError as PublishError
 
+from ._details import DETAILS_DIR, ITEMS_DIR, details_path
 from ._row import ResultRow
 from ._site import INDEX_PATH, RESULTS_DIR, hub_model_id, read_index, result_path, site_files
 
-__all__ = ["DEFAULT_TIMEOUT", "HubTimeout", "PublishError", "PushResult", "fetch_rows", "open_eval_result_prs",
-           "push_rows", "set_hub_timeout"]
+__all__ = ["DEFAULT_TIMEOUT", "Board", "HubTimeout", "PublishError", "PushResult", "fetch_board", "fetch_rows",
+           "open_eval_result_prs", "push_rows", "set_hub_timeout"]
 
 
 @dataclass
@@ -69,18 +70,37 @@ def _remote_rows(hub: HubRepo, info: Any, known: dict[str, ResultRow]) -> tuple[
     return rows, fetched
 
 
-def _commit_files(new: list[ResultRow], remote: dict[str, ResultRow], logs: dict[str, Path] | None,
+@dataclass
+class Evidence:
+    """Local files that go with the rows: logs and per-sample details (by submission id), evaluation items (by
+    their path in the repo)."""
+
+    logs: dict[str, Path] = field(default_factory=dict)
+    details: dict[str, Path] = field(default_factory=dict)
+    items: dict[str, Path] = field(default_factory=dict)
+
+
+def _data_files(paths: Iterable[str]) -> set[str]:
+    return {p for p in paths if p.startswith((DETAILS_DIR + "/", ITEMS_DIR + "/"))}
+
+
+def _commit_files(new: list[ResultRow], remote: dict[str, ResultRow], evidence: Evidence, at_head: set[str],
                   hub: HubRepo) -> dict[str, bytes | Path]:
-    """What one push commits: the new rows' result files, their logs, and the views regenerated from every row."""
+    """What one push commits: the new rows' result files, their logs and details, evaluation items the head lacks,
+    and the views regenerated from every row (declaring the details and items the commit leaves in the repo)."""
     files: dict[str, bytes | Path] = {result_path(r.submission_id): (r.to_json() + "\n").encode() for r in new}
     for r in new:
-        if r.log_file and logs and r.submission_id in logs:
-            files[r.log_file] = Path(logs[r.submission_id])
-    files.update(site_files(list(remote.values()) + new, hub.repo_id, hub.api.endpoint))
+        if r.log_file and r.submission_id in evidence.logs:
+            files[r.log_file] = Path(evidence.logs[r.submission_id])
+        if r.submission_id in evidence.details:
+            files[details_path(r.submission_id)] = Path(evidence.details[r.submission_id])
+    files.update({p: Path(local) for p, local in evidence.items.items() if p not in at_head})
+    present = _data_files(at_head) | _data_files(files)
+    files.update(site_files(list(remote.values()) + new, hub.repo_id, hub.api.endpoint, files=present))
     return files
 
 
-def _attempt(hub: HubRepo, rows: Sequence[ResultRow], cache: dict[str, ResultRow], logs: dict[str, Path] | None,
+def _attempt(hub: HubRepo, rows: Sequence[ResultRow], cache: dict[str, ResultRow], evidence: Evidence,
              private: bool, result: PushResult) -> bool:
     """One read-then-commit against the current head. True when the push is done (committed, or nothing new);
     False when our files turned out to be on the branch already (re-read it: they count as "already").
@@ -94,7 +114,8 @@ def _attempt(hub: HubRepo, rows: Sequence[ResultRow], cache: dict[str, ResultRow
     if not new:
         return True
     message = f"Add {len(new)} result(s): " + ", ".join(sorted({r.model for r in new}))[:200]
-    commit = hub.commit(_commit_files(new, remote, logs, hub), message, parent=info.sha,
+    at_head = {x.rfilename for x in info.siblings or []}
+    commit = hub.commit(_commit_files(new, remote, evidence, at_head, hub), message, parent=info.sha,
                         new={result_path(r.submission_id) for r in new})
     if commit is None:
         return False
@@ -115,6 +136,8 @@ def push_rows(
     *,
     known: Iterable[ResultRow] = (),
     logs: dict[str, Path] | None = None,
+    details: dict[str, Path] | None = None,
+    items: dict[str, Path] | None = None,
     token: str | None = None,
     endpoint: str | None = None,
     private: bool = False,
@@ -123,7 +146,8 @@ def push_rows(
     timeout: float | None = DEFAULT_TIMEOUT,
     on_retry: Callable[[int, str], None] | None = None,
 ) -> PushResult:
-    """Commit the rows the repo lacks (plus their logs, keyed by submission id) and regenerate the views.
+    """Commit the rows the repo lacks (plus their logs and per-sample details, keyed by submission id, and the
+    evaluation item files the repo lacks, keyed by their path in the repo) and regenerate the views.
 
     `known` are rows already at hand (rows are immutable: a known submission is never downloaded). Raises
     `PublishError` with a one-line message on a missing token, a network failure, a timeout or repeated conflicts.
@@ -133,10 +157,11 @@ def push_rows(
     cache = {r.submission_id: r for r in known}
     cache.update({r.submission_id: r for r in rows})
     rng = random.Random(seed)
+    evidence = Evidence(dict(logs or {}), dict(details or {}), dict(items or {}))
     for attempt in range(1, max_attempts + 1):
         result.attempts = attempt
         try:
-            if _attempt(hub, rows, cache, logs, private, result):
+            if _attempt(hub, rows, cache, evidence, private, result):
                 return result
         except HubConflict:
             if on_retry:
@@ -145,30 +170,50 @@ def push_rows(
     raise PublishError(f"gave up after {max_attempts} attempts: {repo_id} kept changing; push again later")
 
 
+@dataclass
+class Board:
+    """A Hub leaderboard as read at one commit: its rows, the commit, and its file paths."""
+
+    rows: list[ResultRow]
+    revision: str
+    files: set[str]
+
+
+def fetch_board(repo_id: str, *, token: str | None = None, endpoint: str | None = None,
+                revision: str | None = None, known: Iterable[ResultRow] = (),
+                timeout: float | None = DEFAULT_TIMEOUT) -> Board:
+    """Every row of a Hub leaderboard repo (history included) with the commit read and its files: one info call
+    plus the index when needed."""
+    hub = HubRepo(repo_id, token=token, endpoint=endpoint, timeout=timeout, writing=False)
+    info = hub.head(revision)
+    rows, _ = _remote_rows(hub, info, {r.submission_id: r for r in known})
+    return Board(list(rows.values()), info.sha, {s.rfilename for s in info.siblings or []})
+
+
 def fetch_rows(repo_id: str, *, token: str | None = None, endpoint: str | None = None,
                revision: str | None = None, known: Iterable[ResultRow] = (),
                timeout: float | None = DEFAULT_TIMEOUT) -> list[ResultRow]:
     """Every row of a Hub leaderboard repo (history included): one info call plus the index when needed."""
-    hub = HubRepo(repo_id, token=token, endpoint=endpoint, timeout=timeout, writing=False)
-    info = hub.head(revision)
-    rows, _ = _remote_rows(hub, info, {r.submission_id: r for r in known})
-    return list(rows.values())
+    return fetch_board(repo_id, token=token, endpoint=endpoint, revision=revision, known=known,
+                       timeout=timeout).rows
 
 
-def open_eval_result_prs(entries: dict[str, list], *, timeout: float | None = DEFAULT_TIMEOUT) -> Iterator[str]:
-    """Open one pull request per model on its Hub model repo with its "Eval Results" entry file; yields one line
-    per model (opened, skipped, or why it failed: the others still get their PR)."""
+def open_eval_result_prs(files: dict[str, dict[str, list]], *,
+                         timeout: float | None = DEFAULT_TIMEOUT) -> Iterator[str]:
+    """Open one pull request per model on its Hub model repo with its "Eval Results" files (one per variant);
+    yields one line per model (opened, skipped, or why it failed: the others still get their PR)."""
     import yaml
 
-    for model, items in entries.items():
+    for model, variants in files.items():
         target = hub_model_id(model)
         if target is None:
             yield f"skipped {model}: not a Hub model id"
             continue
         try:
             hub = HubRepo(target, repo_type="model", timeout=timeout)
-            info = hub.commit({".eval_results/tombench.yaml": yaml.safe_dump(items, sort_keys=False).encode()},
-                              "Add tombench eval results", create_pr=True)
+            content = {f".eval_results/{name}": yaml.safe_dump(entries, sort_keys=False).encode()
+                       for name, entries in variants.items()}
+            info = hub.commit(content, "Add tombench eval results", create_pr=True)
         except Exception as e:  # noqa: BLE001 - one line per model; the others still get their PR
             yield f"could not open a PR on {target}: {str(e).splitlines()[0] if str(e) else type(e).__name__}"
             continue

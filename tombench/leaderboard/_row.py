@@ -209,8 +209,14 @@ def features() -> dict[str, Any]:
     return {f.name: _DTYPE_OVERRIDES.get(f.name) or _feature(hints[f.name]) for f in dataclasses.fields(ResultRow)}
 
 
-def card_features() -> list[dict[str, Any]]:
-    """The features in the dataset card's YAML form (`dataset_info.features`)."""
+def dataclass_features(cls: type) -> dict[str, Any]:
+    """Any record dataclass (the per-sample details, the evaluation items) as a `datasets.Features`-style dict."""
+    hints = typing.get_type_hints(cls)
+    return {f.name: _feature(hints[f.name]) for f in dataclasses.fields(cls)}
+
+
+def card_features(feats: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The features (default: the row's) in the dataset card's YAML form (`dataset_info.features`)."""
 
     def one(name: str, feat: Any) -> dict[str, Any]:
         if isinstance(feat, str):
@@ -222,4 +228,4 @@ def card_features() -> list[dict[str, Any]]:
             return {"name": name, "sequence": inner}
         return {"name": name, "struct": [one(k, v) for k, v in feat.items()]}
 
-    return [one(k, v) for k, v in features().items()]
+    return [one(k, v) for k, v in (feats or features()).items()]

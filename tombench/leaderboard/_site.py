@@ -1,26 +1,30 @@
 """Everything derived from the rows that a leaderboard repo carries besides the rows themselves.
 
-`site_files(rows)` is pure: the dataset card (so `datasets.load_dataset(repo)` returns the table with declared
-features), the Markdown and HTML views, the benchmark's `eval.yaml`, the Hub "Eval Results" entries and
-`data/index.jsonl` (every row in one file, so a push or a `show` reads one file instead of one per submission).
-Both the local store and the Hub publisher write exactly these files, so a local folder and the Hub repo look the
-same.
+`site_files(rows, files=...)` is pure: the dataset card (so `datasets.load_dataset(repo)` returns the table with
+declared features, and `load_dataset(repo, "details")` / `load_dataset(repo, "items", split=<task>)` the per-sample
+details and evaluation items that `files` says exist), the Markdown and HTML views, the benchmark's `eval.yaml`, the
+Hub "Eval Results" entries and `data/index.jsonl` (every row in one file, so a push or a `show` reads one file
+instead of one per submission). Both the local store and the Hub publisher write exactly these files, so a local
+folder and the Hub repo look the same.
 
 Eval Results (https://huggingface.co/docs/hub/eval-results): an entry's `dataset.id` must be a *benchmark* dataset
-whose `eval.yaml` defines the entry's `task_id`. The only such dataset tombench controls is the leaderboard repo
-itself (it carries the `eval.yaml`), so entries point there, with the task's short name as `task_id`; where the
-items came from (`facebook/ExploreToM` at a commit, or a generated split) is in the row and the entry's notes.
+whose `eval.yaml` defines the entry's `task_id`; with `evaluation_framework: inspect-ai` each task also needs
+`field_spec`, `solvers` and `scorers`, and its `config`/`split` name the evaluation items (Inspect's `hf/` loader
+builds the task from them). The only such dataset tombench controls is the leaderboard repo itself, so its
+`eval.yaml` defines one task per task whose items it holds (config `items`, split = the task id), and entries
+point there, one file per variant (task and configuration), as the Hub asks.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 import yaml
 
+from ._details import DETAILS_DIR, ITEMS_DIR, Detail, EvalItem, item_tasks, task_id
 from ._render import interval, latest_rows, render
-from ._row import ResultRow, card_features
+from ._row import ResultRow, card_features, dataclass_features
 
 RESULTS_DIR = "data/results"
 #: Every row at a commit, one JSON line each, sorted by submission id (derived; the result files are the record).
@@ -46,45 +50,108 @@ def hub_model_id(model: str) -> str | None:
     return rest if provider in HUB_MODEL_PROVIDERS and rest.count("/") == 1 else None
 
 
-def dataset_card(rows: list[ResultRow], repo_id: str | None) -> str:
-    meta = {
+#: Hub dataset-card size buckets (https://huggingface.co/docs/hub/datasets-cards), by number of records.
+_SIZES = [(1_000, "n<1K"), (10_000, "1K<n<10K"), (100_000, "10K<n<100K"), (1_000_000, "100K<n<1M"),
+          (10_000_000, "1M<n<10M")]
+#: What the card says about licenses: the rows and details are tombench's output; items keep their source's terms.
+LICENSE_NOTE = ("The results table and the per-sample details are released under Apache-2.0, like tombench. The "
+                "evaluation items under `data/items/` are copies of the questions the runs asked and keep the license "
+                "of the dataset they come from (each item names it in `dataset_id`; e.g. `facebook/ExploreToM` items "
+                "follow that dataset's card).")
+
+
+def size_category(records: int) -> str:
+    return next((name for limit, name in _SIZES if records < limit), "n>10M")
+
+
+def _configs(files: Collection[str]) -> tuple[list[dict], list[dict]]:
+    """The card's `configs` and `dataset_info`: the results table, plus details and items where files exist."""
+    configs = [{"config_name": "default", "default": True,
+                "data_files": [{"split": "train", "path": f"{RESULTS_DIR}/*.json"}]}]
+    info = [{"config_name": "default", "features": card_features()}]
+    if any(f.startswith(DETAILS_DIR + "/") for f in files):
+        configs.append({"config_name": "details",
+                        "data_files": [{"split": "train", "path": f"{DETAILS_DIR}/*.jsonl"}]})
+        info.append({"config_name": "details", "features": card_features(dataclass_features(Detail))})
+    tasks = sorted(item_tasks(files))
+    if tasks:
+        configs.append({"config_name": "items",
+                        "data_files": [{"split": t, "path": f"{ITEMS_DIR}/{t}/*.jsonl"} for t in tasks]})
+        info.append({"config_name": "items", "features": card_features(dataclass_features(EvalItem))})
+    return configs, info
+
+
+def card_metadata(rows: list[ResultRow], files: Collection[str] = ()) -> dict:
+    """The dataset card's YAML header (checked with huggingface_hub's DatasetCardData in the tests)."""
+    configs, info = _configs(files)
+    records = max(len(rows), sum(len(r.items.key) for r in rows))
+    return {
         "pretty_name": "tombench leaderboard",
-        "tags": ["leaderboard", "theory-of-mind", "tombench", "inspect-ai"],
-        "configs": [{"config_name": "default", "data_files": [{"split": "train", "path": f"{RESULTS_DIR}/*.json"}]}],
-        "dataset_info": {"config_name": "default", "features": card_features()},
+        "license": "other",
+        "license_name": "tombench-leaderboard",
+        "license_link": "LICENSE.md",
+        "language": ["en"],
+        "task_categories": ["question-answering", "text-generation"],
+        "size_categories": [size_category(records)],
+        "tags": ["leaderboard", "theory-of-mind", "tombench", "inspect-ai", "eval-results"],
+        "configs": configs,
+        "dataset_info": info,
     }
+
+
+def dataset_card(rows: list[ResultRow], repo_id: str | None, files: Collection[str] = ()) -> str:
+    meta = card_metadata(rows, files)
     body = render(rows, "markdown", title="tombench leaderboard")
-    load = f'datasets.load_dataset("{repo_id}", split="train")' if repo_id else "datasets.load_dataset(REPO)"
+    repo = f'"{repo_id}"' if repo_id else "REPO"
+    names = {c["config_name"] for c in meta["configs"]}
+    loads = [f"`datasets.load_dataset({repo}, split=\"train\")` (every submission, history included)"]
+    if "details" in names:
+        loads.append(f"`datasets.load_dataset({repo}, \"details\", split=\"train\")` (one record per scored "
+                     "sample: sample and story id, input digest, target, answer, completion, score, breakdown "
+                     "groups; filter on `submission_id` to recompute a row, join on `item_key` to pair two models)")
+    if "items" in names:
+        loads.append(f"`datasets.load_dataset({repo}, \"items\", split=TASK)` (the questions, as `eval.yaml` "
+                     "points at them)")
     return (
         "---\n" + yaml.safe_dump(meta, sort_keys=False) + "---\n\n"
-        "Results of [tombench](https://github.com/) theory-of-mind tasks, one immutable file per submission in "
-        f"`{RESULTS_DIR}/`. Load the full table (every submission, history included) with `{load}`; the tables "
-        "below show the newest submission per (model, model revision, task, task version, config hash). "
-        "Also rendered as `leaderboard.html`.\n\n"
+        "Results of the tombench theory-of-mind tasks (the `tombench` Python package of Inspect AI tasks), one "
+        f"immutable file per submission in `{RESULTS_DIR}/`. Load with " + "; ".join(loads) + ". The tables below "
+        "show the newest submission per (model, model revision, task, task version, config hash). Also rendered as "
+        "`leaderboard.html`.\n\n## License\n\n" + LICENSE_NOTE + "\n\n"
         + body.split("\n", 1)[1]
     )
 
 
-def task_id(task: str) -> str:
-    """The id of a task in `eval.yaml` and Eval Results: its name without the `tombench/` registry prefix."""
-    return task.removeprefix("tombench/")
+def _eval_task(tid: str, multiple_choice: bool) -> dict:
+    """One `tasks[]` entry of eval.yaml, with the fields `evaluation_framework: inspect-ai` requires.
+
+    The solvers and scorers are the Inspect built-ins that replay the items (Inspect's `hf/` loader only takes
+    built-ins); the ranked scores come from the tombench task itself, with its own prompt and answer matcher."""
+    spec = {"input": "input", "target": "target"}
+    if multiple_choice:
+        spec["choices"] = "choices"
+    return {"id": tid, "config": "items", "split": tid, "field_spec": spec,
+            "solvers": [{"name": "multiple_choice"}] if multiple_choice else [{"name": "generate"}],
+            "scorers": [{"name": "choice"}] if multiple_choice else [{"name": "includes"}]}
 
 
-def eval_yaml(rows: list[ResultRow]) -> str:
-    """The benchmark registration file (`eval.yaml`), with only the documented keys: name, description,
-    evaluation_framework and one `{id, config, split}` per task (config and split of this repo's table).
+def eval_yaml(rows: list[ResultRow], files: Collection[str] = ()) -> str:
+    """The benchmark registration file (`eval.yaml`): one task per task whose evaluation items the repo holds.
 
-    tombench tasks are Python tasks, not the declarative field_spec/solver tasks of Inspect's `hf/` loader, so how
-    to run each one is said in the description (a `run:` key is not part of the documented format).
+    How to run each task as ranked (`inspect eval tombench/<task>`) is said in the description: the `hf/` replay of
+    the items with built-in solvers and scorers approximates it, it does not reproduce the board's numbers.
     """
-    tasks = sorted({r.task for r in rows})
-    runs = "; ".join(f"`inspect eval {t}`" for t in tasks)
+    tasks = item_tasks(files)
+    names = sorted({r.task for r in rows if task_id(r.task) in tasks})
+    runs = "; ".join(f"`inspect eval {t}`" for t in names)
     doc = {
         "name": "tombench",
-        "description": "Theory-of-mind benchmarks as Inspect AI tasks (pip install tombench). Run a task with "
-                       + (runs or "`inspect eval tombench/<task>`") + ".",
+        "description": "Theory-of-mind benchmarks as Inspect AI tasks (pip install tombench). The board's scores "
+                       "come from the tombench tasks, run with " + (runs or "`inspect eval tombench/<task>`")
+                       + "; the tasks below replay their items with Inspect's built-in solvers and scorers, an "
+                       "approximation of tombench's own prompt and answer matcher.",
         "evaluation_framework": "inspect-ai",
-        "tasks": [{"id": task_id(t), "config": "default", "split": "train"} for t in tasks],
+        "tasks": [_eval_task(t, tasks[t]) for t in sorted(tasks)],
     }
     return yaml.safe_dump(doc, sort_keys=False)
 
@@ -98,28 +165,43 @@ def _entry_notes(r: ResultRow) -> str:
             + (f"; items {r.items_digest[:12]}" if r.items_digest else ""))
 
 
-def eval_result_entries(rows: Iterable[ResultRow], benchmark_repo: str | None,
-                        endpoint: str = "https://huggingface.co", revision: str | None = None
-                        ) -> dict[str, list[dict]]:
-    """Hub "Eval Results" entries (`.eval_results/*.yaml` on a model repo), per model, newest per configuration.
+def _endpoint(endpoint: str | None) -> str:
+    """The Hub the links point to: the given one, else huggingface_hub's (`HF_ENDPOINT`)."""
+    if endpoint:
+        return endpoint.rstrip("/")
+    from huggingface_hub import constants
 
-    `benchmark_repo` is the dataset whose `eval.yaml` defines the task ids (the leaderboard repo); without one there
-    is nothing an entry could point to, so there are no entries. `revision` is that repo's commit, when known.
-    Several configurations of one model on one task each get an entry (their notes say which config).
+    return constants.ENDPOINT.rstrip("/")
+
+
+def eval_result_files(rows: Iterable[ResultRow], benchmark_repo: str | None, files: Collection[str] = (), *,
+                      endpoint: str | None = None, revision: str | None = None) -> dict[str, dict[str, list]]:
+    """Hub "Eval Results" files for the model repos: {model: {file name: entries}}, one file per variant.
+
+    A variant is one configuration of a model on one task (newest submission per configuration): the Hub's
+    guidance is one `.eval_results/*.yaml` file per variant, so two configurations of one model never share a
+    file. `benchmark_repo` is the dataset whose `eval.yaml` defines the task ids (the leaderboard repo); entries
+    exist only for tasks it defines (their items are in `files`). `revision` is that repo's commit, when known: it
+    becomes `dataset.revision` and the commit the source links point at.
     """
     from huggingface_hub import EvalResultEntry, eval_result_entries_to_yaml
 
     if not benchmark_repo:
         return {}
-    out: dict[str, list] = {}
+    defined = item_tasks(files)
+    pinned = revision if revision and _SHA.match(revision) else None
+    base = f"{_endpoint(endpoint)}/datasets/{benchmark_repo}/blob/{pinned or 'main'}"
+    out: dict[str, dict[str, list]] = {}
     for r in sorted(latest_rows(rows)[0], key=lambda r: (r.model, r.task, r.config_hash)):
+        if task_id(r.task) not in defined:
+            continue
         entry = EvalResultEntry(
             dataset_id=benchmark_repo, task_id=task_id(r.task), value=round(100 * r.accuracy, 2),
-            dataset_revision=revision if revision and _SHA.match(revision) else None, date=r.created_at,
-            source_url=f"{endpoint}/datasets/{benchmark_repo}/blob/main/{result_path(r.submission_id)}",
+            dataset_revision=pinned, date=r.created_at, source_url=f"{base}/{result_path(r.submission_id)}",
             source_name="tombench leaderboard row", notes=_entry_notes(r))
-        out.setdefault(r.model, []).append(entry)
-    return {m: eval_result_entries_to_yaml(es) for m, es in out.items()}
+        name = f"tombench_{task_id(r.task)}_{r.config_hash[:8]}.yaml"
+        out.setdefault(r.model, {})[name] = eval_result_entries_to_yaml([entry])
+    return out
 
 
 def index_jsonl(rows: Iterable[ResultRow]) -> str:
@@ -132,17 +214,20 @@ def read_index(text: str) -> dict[str, ResultRow]:
     return {r.submission_id: r for r in rows}
 
 
-def site_files(rows: Iterable[ResultRow], repo_id: str | None = None,
-               endpoint: str = "https://huggingface.co") -> dict[str, bytes]:
-    """Every derived file of a leaderboard repo, keyed by path in the repo."""
+def site_files(rows: Iterable[ResultRow], repo_id: str | None = None, endpoint: str | None = None,
+               files: Collection[str] = ()) -> dict[str, bytes]:
+    """Every derived file of a leaderboard repo, keyed by path in the repo. `files` are the repo's details and
+    item files (after the commit these views go into): the card and eval.yaml declare only what exists."""
     rows = list(rows)
-    files = {
-        "README.md": dataset_card(rows, repo_id),
+    out = {
+        "README.md": dataset_card(rows, repo_id, files),
+        "LICENSE.md": "# License\n\n" + LICENSE_NOTE + "\n",
         "leaderboard.md": render(rows, "markdown"),
         "leaderboard.html": render(rows, "html"),
-        "eval.yaml": eval_yaml(rows),
+        "eval.yaml": eval_yaml(rows, files),
         INDEX_PATH: index_jsonl(rows),
     }
-    for model, entries in eval_result_entries(rows, repo_id, endpoint).items():
-        files[f"{EVAL_RESULTS_DIR}/{model_slug(model)}.yaml"] = yaml.safe_dump(entries, sort_keys=False)
-    return {k: v.encode() for k, v in files.items()}
+    for model, variants in eval_result_files(rows, repo_id, files, endpoint=endpoint).items():
+        for name, entries in variants.items():
+            out[f"{EVAL_RESULTS_DIR}/{model_slug(model)}/{name}"] = yaml.safe_dump(entries, sort_keys=False)
+    return {k: v.encode() for k, v in out.items()}

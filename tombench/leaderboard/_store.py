@@ -15,9 +15,10 @@ from pathlib import Path
 
 from tombench.kit.logs import UnreadableLog
 
+from ._details import DETAILS_DIR, ITEMS_DIR, Submission, details_path, items_path, jsonl, submission_from_log
 from ._from_log import LogError, RowOverrides, row_from_log
 from ._row import ResultRow
-from ._site import LOGS_DIR, RESULTS_DIR, eval_result_entries, eval_yaml, model_slug, result_path, site_files
+from ._site import LOGS_DIR, RESULTS_DIR, eval_result_files, eval_yaml, model_slug, result_path, site_files
 
 #: Environment variable overriding where local copies live (default: ~/.cache/tombench/leaderboard).
 HOME_ENV = "TOMBENCH_LEADERBOARD_HOME"
@@ -34,21 +35,48 @@ class LocalStore:
     def __init__(self, root: str | Path) -> None:
         self.root = Path(root)
 
-    def add(self, row: ResultRow, log: str | Path | None = None) -> bool:
-        """Keep a row (and its log when `row.log_file` names one). False when the submission was already here."""
+    def add(self, row: ResultRow, log: str | Path | None = None, submission: Submission | None = None) -> bool:
+        """Keep a row (and its log when `row.log_file` names one; its details and evaluation items when given).
+        False when the submission was already here."""
         path = self.root / result_path(row.submission_id)
         if row.log_file and log is not None:
             dest = self.root / row.log_file
             if not dest.exists():
                 dest.parent.mkdir(parents=True, exist_ok=True)
                 shutil.copyfile(log, dest)
+        if submission is not None and submission.details:  # before the row: a kept row never lacks its evidence
+            self._write_once(details_path(row.submission_id), jsonl(submission.details))
+            self._write_once(items_path(row, submission.items), jsonl(submission.items))
         if path.exists():
             return False
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".json.tmp")
-        tmp.write_text(row.to_json() + "\n", encoding="utf-8")
-        tmp.replace(path)  # atomic: a crash never leaves a half-written row
+        self._write_once(result_path(row.submission_id), row.to_json() + "\n")
         return True
+
+    def _write_once(self, rel: str | None, text: str) -> None:
+        """Write an immutable file atomically (a crash never leaves half a file); an existing one is kept."""
+        path = self.root / rel if rel else None
+        if path is None or path.exists():
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(text, encoding="utf-8")
+        tmp.replace(path)
+
+    def details_path(self, row: ResultRow) -> Path | None:
+        """The row's per-sample details file here, if kept."""
+        path = self.root / details_path(row.submission_id)
+        return path if path.exists() else None
+
+    def item_files(self) -> dict[str, Path]:
+        """The evaluation-item files kept here, by their path in the repo."""
+        folder = self.root / ITEMS_DIR
+        return {p.relative_to(self.root).as_posix(): p for p in sorted(folder.glob("*/*.jsonl"))}
+
+    def data_files(self) -> set[str]:
+        """Repo paths of the details and item files kept here (the card declares configs only for what exists)."""
+        details = self.root / DETAILS_DIR
+        found = {p.relative_to(self.root).as_posix() for p in details.glob("*.jsonl")} if details.is_dir() else set()
+        return found | set(self.item_files())
 
     def rows(self) -> list[ResultRow]:
         folder = self.root / RESULTS_DIR
@@ -64,7 +92,7 @@ class LocalStore:
 
     def write_site(self, repo_id: str | None = None) -> None:
         """Regenerate the card and views from every row here."""
-        for rel, content in site_files(self.rows(), repo_id).items():
+        for rel, content in site_files(self.rows(), repo_id, files=self.data_files()).items():
             path = self.root / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(content)
@@ -76,8 +104,13 @@ def log_repo_path(submission_id: str, log: str | Path) -> str:
 
 def read_row(path: Path, overrides: RowOverrides | None = None) -> ResultRow:
     """Read a row, turning unreadable files into `LogError` (a folder may hold other JSON files)."""
+    return read_submission(path, overrides, row_from_log)
+
+
+def read_submission(path: Path, overrides: RowOverrides | None = None, read=submission_from_log):  # noqa: ANN001
+    """Read a log's submission (row, details, items), turning unreadable files into `LogError`."""
     try:
-        return row_from_log(path, overrides)
+        return read(path, overrides)
     except LogError:
         raise
     except Exception as e:  # not an Inspect log at all
@@ -126,7 +159,7 @@ def add_logs(store: LocalStore, paths: Iterable[Path], overrides: RowOverrides |
     for path in paths:
         report.given += 1
         try:
-            row = read_row(path, overrides)
+            submission = read_submission(path, overrides)
         except LogError as e:
             if path not in named and "not a readable Inspect eval log" in str(e):
                 say(f"[dim]ignored {path.name}: not an Inspect eval log[/]", True)
@@ -134,9 +167,10 @@ def add_logs(store: LocalStore, paths: Iterable[Path], overrides: RowOverrides |
                 report.refused.append(str(e))
                 say(f"[yellow]refused[/] {e}", False)
             continue
+        row = submission.row
         if with_logs:
             row = replace(row, log_file=log_repo_path(row.submission_id, path))
-        if store.add(row, path):
+        if store.add(row, path, submission):
             report.added += 1
             say(f"added {row.submission_id}: {row.model} on {row.task} = {100 * row.accuracy:.1f}%", False)
         else:
@@ -154,17 +188,22 @@ def keep_fetched(store: LocalStore, fetched: Iterable[ResultRow], repo_id: str) 
         store.write_site(repo_id)
 
 
-def write_eval_results(rows: list[ResultRow], benchmark: str, out: str | Path) -> dict[str, list]:
-    """Write the Hub "Eval Results" files under `out`: the benchmark's eval.yaml and one
-    `<model>/.eval_results/tombench.yaml` per model. Returns the entries by model (for pull requests)."""
+def write_eval_results(rows: list[ResultRow], benchmark: str, out: str | Path, *, files: Iterable[str] = (),
+                       revision: str | None = None, endpoint: str | None = None) -> dict[str, dict[str, list]]:
+    """Write the Hub "Eval Results" files under `out`: the benchmark's eval.yaml and, per model, one
+    `<model>/.eval_results/<file>.yaml` per variant (task and configuration: the Hub's guidance is one file per
+    variant). `files` are the benchmark repo's details and item files (eval.yaml defines the tasks whose items
+    exist), `revision` its commit. Returns {model: {file name: entries}} (for pull requests)."""
     import yaml
 
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
-    (root / "eval.yaml").write_text(eval_yaml(rows), encoding="utf-8")
-    entries = eval_result_entries(rows, benchmark)
-    for model, items in entries.items():
-        path = root / model_slug(model) / ".eval_results" / "tombench.yaml"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(yaml.safe_dump(items, sort_keys=False), encoding="utf-8")
-    return entries
+    files = set(files)
+    (root / "eval.yaml").write_text(eval_yaml(rows, files), encoding="utf-8")
+    by_model = eval_result_files(rows, benchmark, files, endpoint=endpoint, revision=revision)
+    for model, variants in by_model.items():
+        for name, entries in variants.items():
+            path = root / model_slug(model) / ".eval_results" / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(yaml.safe_dump(entries, sort_keys=False), encoding="utf-8")
+    return by_model
