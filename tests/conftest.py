@@ -43,6 +43,25 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(pytest.mark.timeout(LOCAL_MODEL_TIMEOUT))
 
 
+#: the first real-model test that ran out of time: the local server is then likely stuck, and every later real-model
+#: test fails at once naming it, so one hang costs CI one timeout, not one per test
+_STUCK: list[str] = []
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # noqa: ANN201 - a hook wrapper
+    report = yield
+    if report.failed and "local_model" in item.keywords and not _STUCK and "Timeout" in str(report.longrepr):
+        _STUCK.append(item.nodeid)
+    return report
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if _STUCK and "local_model" in item.keywords:
+        pytest.fail(f"not run: the real-model test {_STUCK[0]} timed out, so the local server is likely stuck",
+                    pytrace=False)
+
+
 def _local_model_reports(terminalreporter) -> dict[str, list]:  # noqa: ANN001
     """The call-phase (or skip) reports of tests marked local_model, by outcome."""
     found: dict[str, list] = {}
