@@ -28,11 +28,63 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         parser.addoption(f"--run-{marker}", action="store_true", default=False, help=_OPT_IN[marker])
 
 
+#: seconds a real-model test may take, server start included (pytest-timeout): measured runs take 1-60 s on a
+#: loaded 2-core machine, so this only fires when something hangs, and then the test fails with its stack instead of
+#: holding CI until the job's own limit (issue #32 point 1)
+LOCAL_MODEL_TIMEOUT = 300
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     for item in items:
         for marker, reason in _OPT_IN.items():
             if marker in item.keywords and not config.getoption(f"--run-{marker}"):
                 item.add_marker(pytest.mark.skip(reason=reason))
+        if "local_model" in item.keywords and item.get_closest_marker("timeout") is None:
+            item.add_marker(pytest.mark.timeout(LOCAL_MODEL_TIMEOUT))
+
+
+#: the first real-model test that ran out of time: the local server is then likely stuck, and every later real-model
+#: test fails at once naming it, so one hang costs CI one timeout, not one per test
+_STUCK: list[str] = []
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # noqa: ANN201 - a hook wrapper
+    report = yield
+    if report.failed and "local_model" in item.keywords and not _STUCK and "Timeout" in str(report.longrepr):
+        _STUCK.append(item.nodeid)
+    return report
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    if _STUCK and "local_model" in item.keywords:
+        pytest.fail(f"not run: the real-model test {_STUCK[0]} timed out, so the local server is likely stuck",
+                    pytrace=False)
+
+
+def _local_model_reports(terminalreporter) -> dict[str, list]:  # noqa: ANN001
+    """The call-phase (or skip) reports of tests marked local_model, by outcome."""
+    found: dict[str, list] = {}
+    for outcome in ("passed", "failed", "error", "skipped"):
+        reports = [
+            r for r in terminalreporter.stats.get(outcome, [])
+            if "local_model" in getattr(r, "keywords", {}) and (r.when == "call" or outcome in ("skipped", "error"))
+        ]  # fmt: skip
+        if reports:
+            found[outcome] = reports
+    return found
+
+
+def _say_which_ran(terminalreporter, found: dict[str, list]) -> None:  # noqa: ANN001
+    """One line per real-model test that ran, so a CI log shows what the real model was checked on (issue #32)."""
+    ran = [(outcome, r) for outcome in ("passed", "failed", "error") for r in found.get(outcome, [])]
+    if not ran:
+        return
+    terminalreporter.section("real-model tests (local_model)", sep="-", bold=True)
+    counts = ", ".join(f"{len(found[o])} {o}" for o in ("passed", "failed", "error", "skipped") if o in found)
+    terminalreporter.write_line(f"{counts}; each ran with a {LOCAL_MODEL_TIMEOUT} s timeout:")
+    for outcome, report in ran:
+        terminalreporter.write_line(f"  {outcome:<6} {report.duration:6.1f}s  {report.nodeid}")
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Config) -> None:  # noqa: ANN001
@@ -41,7 +93,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     A skip keeps CI green, so a failed or overlong build of the `local` extra must not pass silently as "the real
     model works" (issue #19): the banner names how many were skipped and why (the install line to fix it).
     """
-    skipped = [r for r in terminalreporter.stats.get("skipped", []) if "local_model" in getattr(r, "keywords", {})]
+    found = _local_model_reports(terminalreporter)
+    _say_which_ran(terminalreporter, found)
+    skipped = found.get("skipped", [])
     if not skipped:
         return
     reasons = sorted({

@@ -11,12 +11,14 @@ pytest_plugins = ["pytester"]
 CONFTEST = (Path(__file__).parent / "conftest.py").read_text()
 
 
-def _run(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, body: str) -> pytest.RunResult:
-    pytester.makeconftest(CONFTEST)
-    pytester.makeini("[pytest]\nmarkers =\n    local_model: real model\n")
+def _run(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, body: str, conftest: str = CONFTEST, *args: str
+) -> pytest.RunResult:
+    pytester.makeconftest(conftest)
+    pytester.makeini("[pytest]\nmarkers =\n    local_model: real model\n    timeout: per-test timeout\n")
     pytester.makepyfile(test_x=body)
     monkeypatch.setenv("PYTEST_DISABLE_PLUGIN_AUTOLOAD", "1")  # no third-party plugins: fast
-    return pytester.runpytest("-p", "no:cacheprovider")
+    return pytester.runpytest("-p", "no:cacheprovider", *args)
 
 
 def test_skipped_local_model_tests_print_a_banner(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -43,3 +45,42 @@ def test_no_banner_when_they_ran_or_none_exist(pytester: pytest.Pytester, monkey
     ))
     result.assert_outcomes(passed=1, skipped=1)
     assert "REAL-MODEL TESTS DID NOT RUN" not in result.stdout.str()
+
+
+def test_the_real_model_tests_that_ran_are_listed(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CI log says which real-model tests ran and how long each took (issue #32 point 1)."""
+    result = _run(pytester, monkeypatch, (
+        "import pytest\n"
+        "@pytest.mark.local_model\n"
+        "def test_real():\n    pass\n"
+        "@pytest.mark.local_model\n"
+        "def test_real_broken():\n    assert False\n"
+        "def test_other():\n    pass\n"
+    ))
+    result.assert_outcomes(passed=2, failed=1)
+    result.stdout.fnmatch_lines([
+        "*real-model tests (local_model)*",
+        "1 passed, 1 failed; each ran with a 300 s timeout:",
+        "  passed *s  test_x.py::test_real",
+        "  failed *s  test_x.py::test_real_broken",
+    ])
+    assert "test_other" not in result.stdout.str().split("real-model tests")[1]
+
+
+def test_a_hanging_real_model_test_fails_instead_of_hanging(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every local_model test gets pytest-timeout's per-test limit: a hang becomes a failure with its stack."""
+    quick = CONFTEST.replace("LOCAL_MODEL_TIMEOUT = 300", "LOCAL_MODEL_TIMEOUT = 1")
+    assert quick != CONFTEST
+    result = _run(pytester, monkeypatch, (
+        "import time, pytest\n"
+        "@pytest.mark.local_model\n"
+        "def test_hangs():\n    time.sleep(60)\n"
+        "@pytest.mark.local_model\n"
+        "def test_after():\n    time.sleep(60)\n"
+        "def test_unrelated():\n    pass\n"
+    ), quick, "-p", "pytest_timeout")
+    result.assert_outcomes(failed=1, errors=1, passed=1)  # one timeout, not one per real-model test
+    result.stdout.fnmatch_lines(["*not run: the real-model test test_x.py::test_hangs timed out*"])
+    result.stdout.fnmatch_lines(["*Failed: Timeout*"])

@@ -1,12 +1,14 @@
-"""A stand-in for llama.cpp's server: answers GET /v1/models on 127.0.0.1:PORT, nothing else.
+"""A stand-in for llama.cpp's server: answers GET /v1/models and POST /v1/chat/completions on 127.0.0.1:PORT.
 
-Run as `python standin_server.py PORT [--ignore-sigterm]`. It lets the start / ready / stop life cycle of
+Run as `python standin_server.py PORT [--ignore-sigterm] [--die-on-completion]`; the last makes it exit abruptly on
+its first completion, as a llama.cpp build with code paths the CPU does not run does (issue #32). It lets the start / ready / stop life cycle of
 `tombench.local` be tested without the `local` extra or the model (stdlib only, starts in milliseconds).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import signal
 import sys
 from http.server import BaseHTTPRequestHandler, HTTPServer
@@ -18,6 +20,26 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_error(404)
             return
         body = json.dumps({"object": "list", "data": [{"id": "standin", "object": "model"}]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+        if self.path != "/v1/chat/completions":
+            self.send_error(404)
+            return
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if "--die-on-completion" in sys.argv:
+            print("standin: general protection fault in the first matrix product", flush=True)
+            os._exit(139)
+        body = json.dumps({
+            "id": "c1", "object": "chat.completion", "created": 0, "model": "standin",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": " In the basket. "}}],
+            "usage": {"prompt_tokens": 20, "completion_tokens": 4, "total_tokens": 24},
+        }).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))

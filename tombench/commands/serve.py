@@ -2,6 +2,7 @@
 
     tombench serve                          # packaged SmolLM2-135M-Instruct on 127.0.0.1 and a free port
     tombench serve --gguf model.gguf --port 8081
+    tombench serve --check                  # start, ask one real completion, print it, stop (exit 2 if none)
 
 It prints the Inspect model string and the environment to copy into another shell, e.g.
 `inspect eval tombench/<task> --model openai-api/local/smollm2-135m`. Needs `pip install -e '.[local]'` and
@@ -21,6 +22,7 @@ from rich.table import Table
 
 from tombench.cli import UserError
 from tombench.local import LocalModelError, LocalServer, ServerStartError, local_server
+from tombench.local._check import check_completion
 from tombench.local._server import DEFAULT_N_CTX, DEFAULT_READY_TIMEOUT, default_threads
 
 
@@ -46,6 +48,22 @@ def _show(console: Console, server: LocalServer) -> None:
     console.print("\nCtrl-C stops the server.")
 
 
+def _check(console: Console, server: LocalServer) -> None:
+    """`--check`: one real completion, printed, then the server stops (a build that faults fails here, exit 2)."""
+    result = check_completion(server)
+    console.print(
+        f"[green]one completion[/] in {result.seconds:.1f}s ({result.completion_tokens} tokens): "
+        f"{result.reply!r}", highlight=False
+    )
+
+
+def _wait(server: LocalServer) -> None:
+    """Serve until Ctrl-C; a server that dies on its own is an error, not a quiet exit."""
+    while server.running:
+        time.sleep(0.5)
+    raise UserError(f"the local server (pid {server.pid}) exited unexpectedly; see its log: {server.log_path}")
+
+
 @click.command()
 @click.option(
     "--gguf", type=click.Path(dir_okay=False, path_type=Path), help="GGUF model file [default: packaged SmolLM2-135M]."
@@ -61,6 +79,10 @@ def _show(console: Console, server: LocalServer) -> None:
 @click.option(
     "--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), help="Server log file [default: a temp file]."
 )
+@click.option(
+    "--check", is_flag=True,
+    help="Start, ask one real chat completion, print it and stop: shows the build runs on this CPU (exit 2 if not).",
+)  # fmt: skip
 def serve(
     gguf: Path | None,
     alias: str | None,
@@ -69,6 +91,7 @@ def serve(
     threads: int,
     ready_timeout: float,
     log_path: Path | None,
+    check: bool,
 ) -> None:
     """Serve a local GGUF model with llama.cpp's OpenAI-compatible server until Ctrl-C."""
     console = Console()
@@ -83,10 +106,11 @@ def serve(
         ) as server:
             status.stop()
             console.print(f"[green]ready[/] in {time.monotonic() - started:.1f}s")
+            if check:
+                _check(console, server)
+                return
             _show(console, server)
-            while server.running:
-                time.sleep(0.5)
-            raise UserError(f"the local server (pid {server.pid}) exited unexpectedly; see its log: {server.log_path}")
+            _wait(server)
     except ServerStartError as exc:
         status.stop()
         if exc.log_tail:
