@@ -36,6 +36,7 @@ from inspect_ai.solver import generate, system_message
 from tombench.kit.errors import OptionError
 from tombench.kit.options import check_bool
 from tombench.kit.pinning import UrlFile, fetch
+from tombench.kit.reading import read_text
 from tombench.scorers.suites.choice import choice_answer, suite_metrics
 from tombench.tasks.suites._mc import chance, digest, format_options, shuffled
 from tombench.tasks.suites._task import one_of, suite_metadata
@@ -140,10 +141,8 @@ def record_to_sample(item: dict[str, Any]) -> Sample:
 
 def load_templates(path: Path) -> list[dict[str, str]]:
     """The templates of `bigtom.csv` (`;`-separated, no header), as dicts keyed by `FIELDS`."""
-    try:
-        rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8")), delimiter=";"))
-    except (OSError, UnicodeDecodeError) as e:
-        raise OptionError(f"cannot read BigToM data {str(path)!r}: {type(e).__name__}") from None
+    text = read_text(path, what="BigToM data", expected="bigtom.csv: ';'-separated template rows", option="-T data=PATH")
+    rows = list(csv.reader(io.StringIO(text), delimiter=";"))
     rows = [r for r in rows if any(c.strip() for c in r)]
     bad = [i + 1 for i, r in enumerate(rows) if len(r) < len(FIELDS)]
     if bad:

@@ -18,7 +18,6 @@ right or wrong; the headline is macro-F1 per genre (`loc_coarse_fo` ... `attitud
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +27,9 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate
 
+from tombench.kit.errors import OptionError
 from tombench.kit.pinning import UrlFile, fetch_files
+from tombench.kit.reading import problem, read_json
 from tombench.scorers.suites.opentom import GENRE_LABELS, GENRES, read_label
 from tombench.tasks.suites._task import one_of, suite_metadata
 
@@ -218,9 +219,15 @@ def load(data: str | None, narrative: str) -> tuple[list[OpenToMQuestion], dict[
     paths, provenance = fetch_files(
         {n: FILES[n] for n in wanted}, data, suite="OpenToM", release=RELEASE, aliases=_ALIASES
     )
-    metadata = json.loads(paths[METADATA_FILES[narrative][0]].read_text(encoding="utf-8"))
-    records = {g: json.loads(paths[names[0]].read_text(encoding="utf-8")) for g, names in GENRE_FILES.items()}
-    return list(iter_questions(metadata, records, narrative=narrative)), provenance
+    meta_path = paths[METADATA_FILES[narrative][0]]
+    metadata = read_json(meta_path, what="OpenToM metadata", expected="OpenToM's narrative metadata JSON")
+    records = {g: read_json(paths[names[0]], what="OpenToM data", expected="an OpenToM genre file (a JSON object)")
+               for g, names in GENRE_FILES.items()}
+    try:
+        return list(iter_questions(metadata, records, narrative=narrative)), provenance
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise OptionError(f"OpenToM data {data or RELEASE!r}: {problem(e)}; expected the released layout of every "
+                          "genre file and its metadata") from None
 
 
 @task

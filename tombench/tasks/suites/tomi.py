@@ -34,6 +34,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from tombench.kit.errors import OptionError
 from tombench.kit.options import check_bool
 from tombench.kit.pinning import UrlFile, fetch
+from tombench.kit.reading import read_text
 from tombench.scorers.story_questions import CheckMode, tom_answer, tom_metrics, validate_check
 from tombench.tasks.story_questions import HEADLINE, TOM_CONFIG, tom_sample, tom_solver
 from tombench.tasks.suites._mc import digest
@@ -232,6 +233,10 @@ def _example_records() -> list[dict[str, Any]]:
     return rows
 
 
+_EXPECTED = "ToMi's numbered story lines (fb_all_{split}.txt or the release zip)"
+_EXPECTED_TRACE = "ToMi's trace lines, one per question"
+
+
 def load_records(split: str, data: str | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The split's records and their provenance: the pinned release, a local zip or `.txt` (+ `.trace` beside it)."""
     if split == "example":
@@ -247,8 +252,8 @@ def load_records(split: str, data: str | None) -> tuple[list[dict[str, Any]], di
     else:  # the release zip (downloaded or local): its trace member
         trace_path, _ = fetch(UrlFile(TOMI_URL, TOMI_SHA256, member=f"fb_all_{split}.trace"), data, suite="ToMi")
     try:
-        records = read_tomi(txt_path.read_text(encoding="utf-8"),
-                           trace_path.read_text(encoding="utf-8") if trace_path else None)
+        records = read_tomi(read_text(txt_path, what="ToMi data", expected=_EXPECTED, option="-T data=PATH"),
+                           read_text(trace_path, what="ToMi trace", expected=_EXPECTED_TRACE) if trace_path else None)
     except ValueError as e:
         raise OptionError(f"cannot read ToMi data {str(txt_path)!r}: {e}") from None
     return records, prov
