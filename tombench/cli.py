@@ -38,7 +38,25 @@ class UserError(click.ClickException):
         click.echo(f"error: {self.format_message()}", err=True, file=file)
 
 
+def _as_user_error(e: Exception) -> UserError | None:
+    """A kit `OptionError` (a bad data file, a bad option) as a one-line `UserError`. Checked by module so that this
+    file never imports the kit (which imports inspect_ai): an OptionError can only exist once its module is loaded."""
+    errors = sys.modules.get("tombench.kit.errors")
+    return UserError(str(e)) if errors is not None and isinstance(e, errors.OptionError) else None
+
+
 class _LazyGroup(click.Group):
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except click.ClickException:
+            raise
+        except Exception as e:
+            user_error = _as_user_error(e)
+            if user_error is None:
+                raise
+            raise user_error from None
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(_COMMANDS)
 
