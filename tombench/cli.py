@@ -25,6 +25,8 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "contexts": ("tombench.commands.contexts:contexts", "Story contexts: LLM-generate with a judge, or export the bank."),
     "persuasion": ("tombench.commands.persuasion:persuasion", "ToMMA persuasion: generate double-blind dialogues, CToM-audit datasets."),
     "infill": ("tombench.commands.infill:infill", "Infill story structures into natural text with a per-step LLM judge."),
+    "tasks": ("tombench.commands.tasks:tasks", "Every task: the data it needs, its size and license, cached or not."),
+    "data": ("tombench.commands.tasks:data", "Download and verify the tasks' pinned data once (then run offline)."),
     "export-training": ("tombench.commands.export_training:export_training", "Export (story, question, answer) training data: jsonl, HF dataset, chat."),
 }
 

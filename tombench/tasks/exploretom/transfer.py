@@ -24,7 +24,7 @@ from inspect_ai import Task, task
 from tombench.dsl import Setting, Story
 from tombench.kit.errors import OptionError
 from tombench.kit.options import check_ints
-from tombench.kit.pinning import load_hub_dataset
+from tombench.kit.pinning import TaskData, load_hub_dataset
 from tombench.kit.reading import first_line, read_jsonl, require_keys
 from tombench.scorers.story_questions import tom_answer, validate_check
 from tombench.tasks.story_questions import TOM_CONFIG, story_samples, tom_solver
@@ -43,6 +43,8 @@ class FoundStory(dict):
 #: what every line of a stories.jsonl (or row of an export) must hold besides its story
 STORY_KEYS = ("id", "story_type", "people", "moves", "rooms")
 _WHAT = "stories"
+DATA = TaskData("exploretom_transfer", "your stories: -T stories=PATH (a tombench search output, an --export-hf "
+                "folder, a live-task log) or a Hub dataset id", offline="with a local -T stories=PATH")
 
 
 def _setting(rec: dict[str, Any]) -> Setting:

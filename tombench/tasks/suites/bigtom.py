@@ -35,7 +35,7 @@ from inspect_ai.solver import generate, system_message
 
 from tombench.kit.errors import OptionError
 from tombench.kit.options import check_bool
-from tombench.kit.pinning import UrlFile, fetch
+from tombench.kit.pinning import TaskData, UrlFile, fetch
 from tombench.kit.reading import read_text
 from tombench.scorers.suites.choice import choice_answer, suite_metrics
 from tombench.tasks.suites._mc import chance, digest, format_options, shuffled
@@ -54,6 +54,8 @@ SOURCE = UrlFile(
 LICENSE = "MIT"
 #: The paper's count: 25 conditions x 200 templates; the 25th (percept-to-belief) is left out here (docs/suites.md).
 PAPER_ITEMS = 5000
+DATA = TaskData("bigtom", "bigtom.csv from the authors' repository (pinned by SHA-256)", {"data": SOURCE},
+                items=f"{PAPER_ITEMS:,} items from 200 templates", license=LICENSE)
 TEMPLATES = 200
 
 #: The template columns, in file order (the release has no header row; two trailing columns are bookkeeping).

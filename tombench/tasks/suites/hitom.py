@@ -32,7 +32,7 @@ from inspect_ai.solver import generate
 
 from tombench.kit.errors import OptionError
 from tombench.kit.options import check_bool
-from tombench.kit.pinning import HubFile, fetch
+from tombench.kit.pinning import HubFile, TaskData, fetch
 from tombench.kit.reading import convert_records, read_records
 from tombench.scorers.suites.choice import choice_answer, suite_metrics
 from tombench.tasks.suites._mc import LETTERS, chance, digest
@@ -50,6 +50,8 @@ SOURCE = HubFile("Hi-ToM/Hi-ToM_Dataset", "Hi-ToM_data.json", revision="e50470c9
 GITHUB_SHA256 = "1c4077bbcdf815b91dbb791b60dbce3920a98bd63317954ebf94a532d43cd573"
 LICENSE = "Apache-2.0"
 PAPER_ITEMS = {"vp": 600, "cotp": 600}
+DATA = TaskData("hitom", "Hi-ToM_data.json from the Hub (pinned commit)", {"data": SOURCE},
+                items="600 questions per prompting", license=LICENSE)
 
 #: The suite's own table: accuracy per ToM order and with / without telling; story length beside them.
 DIMENSIONS: tuple[str, ...] = ("order", "tell", "length")

@@ -28,7 +28,7 @@ from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate
 
 from tombench.kit.errors import OptionError
-from tombench.kit.pinning import UrlFile, fetch_files
+from tombench.kit.pinning import TaskData, UrlFile, fetch_files
 from tombench.kit.reading import problem, read_json
 from tombench.scorers.suites.opentom import GENRE_LABELS, GENRES, read_label
 from tombench.tasks.suites._task import one_of, suite_metadata
@@ -69,6 +69,8 @@ FILES: dict[str, UrlFile] = {name: UrlFile(url=_RAW + name, sha256=sha) for name
 #: Questions the paper and card report: 596 stories x 23 (OpenToM), 100 long stories x 23 (OpenToM-L).
 PAPER_ITEMS = {"normal": 13708, "long": 2300}
 LICENSE = "CC BY-NC 4.0 (evaluation only; the authors ask that it not be used for training)"
+DATA = TaskData("opentom", f"the genre and metadata files of {RELEASE} (pinned by SHA-256)", FILES,
+                items=f"{PAPER_ITEMS['normal']:,} questions ({PAPER_ITEMS['long']:,} long)", license=LICENSE)
 #: The paper's decoding for its GPT runs (`src/inference/gpt_inference.py`): temperature 0, top_p 0.95, 1024 tokens.
 CONFIG = GenerateConfig(temperature=0.0, top_p=0.95, max_tokens=1024)
 DIMENSIONS: tuple[str, ...] = ("genre", "order", "topic", "perspective")

@@ -30,7 +30,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate, system_message
 
-from tombench.kit.pinning import HubFile, fetch_files
+from tombench.kit.pinning import HubFile, TaskData, fetch_files
 from tombench.kit.reading import convert_records, read_jsonl
 from tombench.tasks.suites._task import one_of, suite_metadata
 
@@ -67,6 +67,8 @@ QUESTION_SETS: dict[str, str] = {
     "judgment-qa": "judgment",
 }
 FILES: dict[str, HubFile] = {f"{qs}/test.jsonl": HubFile(REPO, f"{qs}/test.jsonl", revision=REVISION) for qs in QUESTION_SETS}
+DATA = TaskData("simpletom", "the three test.jsonl files from the Hub (pinned commit)", FILES,
+                items=f"{PAPER_ITEMS:,} questions", license=LICENSE)
 _ID_SUFFIX = {"mental_state": "_aware", "behavior": "_action", "judgment": "_judge"}
 _LETTERS = ("A", "B", "C", "D")
 _SEVERITY = re.compile(r"_sev(\d+)_")
