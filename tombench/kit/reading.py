@@ -145,6 +145,8 @@ def read_records(path: str | Path, *, what: str, required_keys: Sequence[str] = 
     value = read_json_or_lines(path, what=what, expected=expected, list_key=list_key, option=option)
     if list_key and isinstance(value, Mapping) and isinstance(value.get(list_key), list):
         value = value[list_key]
+    elif isinstance(value, Mapping):  # one object: a JSON-lines file of one line
+        value = [value]
     if not isinstance(value, list):
         raise OptionError(f"{what} file {_name(path)}: a JSON {type(value).__name__}; expected {expected}")
     if not value:

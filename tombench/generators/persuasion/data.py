@@ -107,8 +107,15 @@ def read_record_dicts(path: str | Path) -> list[dict[str, Any]]:
     return _shape(value, str(path))
 
 
+#: a record holds its scenario under `scenario`, or the scenario's fields at the top level, and/or a dialogue
+_RECORD_KEYS = ("scenario", "dialog", "background", "goal")
+
+
 def _parse_all(raws: Iterable[dict[str, Any]], source: str) -> Iterator[PersuasionRecord]:
-    for i, raw in enumerate(raws):
+    for i, raw in enumerate(raws, start=1):
+        if not isinstance(raw, dict) or not any(k in raw for k in _RECORD_KEYS):
+            raise PersuasionDataError(f"{source}: record {i}: missing key 'scenario' (nor 'dialog', 'background', "
+                                      "'goal'); expected a CToMPersu record")
         try:
             yield record_from_dict(raw)
         except (ValueError, AttributeError, TypeError) as e:

@@ -49,6 +49,8 @@ TASK_VERSION = "1.0.0"
 SOURCE = HubFile("Hi-ToM/Hi-ToM_Dataset", "Hi-ToM_data.json", revision="e50470c90e8f6de63274be5f1ef01f969eb86285")
 GITHUB_SHA256 = "1c4077bbcdf815b91dbb791b60dbce3920a98bd63317954ebf94a532d43cd573"
 LICENSE = "Apache-2.0"
+#: what every question record of Hi-ToM_data.json holds (and the task reads)
+RECORD_KEYS = ("story", "question", "choices", "answer", "prompting_type", "question_order", "deception", "story_length")
 PAPER_ITEMS = {"vp": 600, "cotp": 600}
 DATA = TaskData("hitom", "Hi-ToM_data.json from the Hub (pinned commit)", {"data": SOURCE},
                 items="600 questions per prompting", license=LICENSE)
@@ -132,7 +134,7 @@ def record_to_sample(record: dict[str, Any]) -> Sample:
 
 def load_records(path: Path) -> list[dict[str, Any]]:
     """The question records of `Hi-ToM_data.json` ({"data": [...]}, or a bare list)."""
-    return read_records(path, what="Hi-ToM data", option="-T data=PATH")
+    return read_records(path, what="Hi-ToM data", option="-T data=PATH", required_keys=RECORD_KEYS)
 
 
 @task

@@ -215,6 +215,13 @@ def iter_questions(
                 )
 
 
+def _json_object(path: Any, expected: str) -> dict[str, Any]:
+    value = read_json(path, what="OpenToM data", expected=expected)
+    if not isinstance(value, dict):
+        raise OptionError(f"OpenToM data file {str(path)!r}: a JSON {type(value).__name__}; expected {expected}")
+    return value
+
+
 def load(data: str | None, narrative: str) -> tuple[list[OpenToMQuestion], dict[str, Any]]:
     """Every question of the pinned release (or of the local folder `data`) and the provenance of the files read."""
     wanted = [names[0] for names in GENRE_FILES.values()] + [METADATA_FILES[narrative][0]]
@@ -222,9 +229,8 @@ def load(data: str | None, narrative: str) -> tuple[list[OpenToMQuestion], dict[
         {n: FILES[n] for n in wanted}, data, suite="OpenToM", release=RELEASE, aliases=_ALIASES
     )
     meta_path = paths[METADATA_FILES[narrative][0]]
-    metadata = read_json(meta_path, what="OpenToM metadata", expected="OpenToM's narrative metadata JSON")
-    records = {g: read_json(paths[names[0]], what="OpenToM data", expected="an OpenToM genre file (a JSON object)")
-               for g, names in GENRE_FILES.items()}
+    metadata = _json_object(meta_path, "OpenToM's narrative metadata (a JSON object)")
+    records = {g: _json_object(paths[names[0]], "an OpenToM genre file (a JSON object)") for g, names in GENRE_FILES.items()}
     try:
         return list(iter_questions(metadata, records, narrative=narrative)), provenance
     except (KeyError, TypeError, ValueError, AttributeError) as e:
