@@ -182,3 +182,32 @@ def test_inspect_eval_prints_one_line(tmp_path: Path) -> None:
     out = res.stdout + res.stderr
     assert res.returncode != 0 and "Traceback" not in out
     assert "tombench/oracle" in out and "tombench/recency" in out and len(out.strip().splitlines()) <= 6
+
+
+# ---- the commands that read files: `error: ...`, one line, exit 2 (tombench's main function, as the shell runs it)
+COMMANDS = {
+    "infill": lambda f, tmp: ["infill", f, "--out", str(tmp / "o.jsonl"), "-m", "tombench/oracle"],
+    "export-training": lambda f, tmp: ["export-training", f, "--out", str(tmp / "o.jsonl")],
+    "persuasion evaluate": lambda f, tmp: ["persuasion", "evaluate", f, "--judge", "tombench/oracle"],
+    "tomsynth qc": lambda f, tmp: ["tomsynth", "qc", f, "--no-verify", "--out", str(tmp / "o.jsonl")],
+}
+FILES = {"binary": BINARY, "empty": b"", "corrupt": b'{"story": \n'}
+
+
+@pytest.mark.parametrize("kind", sorted(FILES))
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_commands_reading_a_bad_file_fail_in_one_line(command: str, kind: str, tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from tombench.cli import main
+
+    path = tmp_path / "input.jsonl"
+    path.write_bytes(FILES[kind])
+    res = CliRunner().invoke(main, COMMANDS[command](str(path), tmp_path))
+    assert res.exit_code == 2, res.output
+    assert res.output.startswith("error: ") and res.output.strip().count("\n") == 0, res.output
+    assert "input.jsonl" in res.output
+    if command == "tomsynth qc" and kind == "corrupt":  # a torn line is skipped, as generate does on resume
+        assert "holds no items (1 line(s), none valid JSON" in res.output
+    elif kind != "empty":
+        assert "line 1" in res.output or ":1:" in res.output, res.output

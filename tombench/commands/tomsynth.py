@@ -192,11 +192,13 @@ def _read_items(path: Path) -> list:
     from tombench.generators.tomsynth.items import Item, read_jsonl
     from tombench.kit.reading import JSONL, convert_records, read_text
 
-    read_text(path, what="ToM-Synth items", expected=JSONL)
+    text = read_text(path, what="ToM-Synth items", expected=JSONL)
     items = convert_records(read_jsonl(path), Item.from_row, what="ToM-Synth items", path=path, unit="item",
                             expected="an item row written by `tombench tomsynth generate`")
     if not items:
-        raise UserError(f"{path} holds no items")
+        lines = sum(1 for line in text.splitlines() if line.strip())
+        raise UserError(f"{path} holds no items ({lines} line(s), none valid JSON: torn lines of an interrupted "
+                        "generate are skipped)")
     return items
 
 
