@@ -25,6 +25,8 @@ _COMMANDS: dict[str, tuple[str, str]] = {
     "contexts": ("tombench.commands.contexts:contexts", "Story contexts: LLM-generate with a judge, or export the bank."),
     "persuasion": ("tombench.commands.persuasion:persuasion", "ToMMA persuasion: generate double-blind dialogues, CToM-audit datasets."),
     "infill": ("tombench.commands.infill:infill", "Infill story structures into natural text with a per-step LLM judge."),
+    "tasks": ("tombench.commands.tasks:tasks", "Every task: the data it needs, its size and license, cached or not."),
+    "data": ("tombench.commands.tasks:data", "Download and verify the tasks' pinned data once (then run offline)."),
     "export-training": ("tombench.commands.export_training:export_training", "Export (story, question, answer) training data: jsonl, HF dataset, chat."),
 }
 
@@ -38,7 +40,25 @@ class UserError(click.ClickException):
         click.echo(f"error: {self.format_message()}", err=True, file=file)
 
 
+def _as_user_error(e: Exception) -> UserError | None:
+    """A kit `OptionError` (a bad data file, a bad option) as a one-line `UserError`. Checked by module so that this
+    file never imports the kit (which imports inspect_ai): an OptionError can only exist once its module is loaded."""
+    errors = sys.modules.get("tombench.kit.errors")
+    return UserError(str(e)) if errors is not None and isinstance(e, errors.OptionError) else None
+
+
 class _LazyGroup(click.Group):
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except click.ClickException:
+            raise
+        except Exception as e:
+            user_error = _as_user_error(e)
+            if user_error is None:
+                raise
+            raise user_error from None
+
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(_COMMANDS)
 

@@ -70,7 +70,7 @@ def test_contexts_model_arg(tmp_path: Path) -> None:
 
 
 def test_bad_model_name_and_args() -> None:
-    with pytest.raises(ValueError, match="Unknown tombench baseline"):
+    with pytest.raises(ValueError, match="Unknown tombench model .tombench/.*Known tombench models: tombench/oracle"):
         get_model("tombench/psychic", memoize=False)
     with pytest.raises(ValueError, match="Unknown model args"):
         get_model("tombench/oracle", temperature_hack=1, memoize=False)

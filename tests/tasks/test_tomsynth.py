@@ -97,7 +97,7 @@ def test_task_filters_and_validation(data_file: Path) -> None:
         tomsynth(data=str(data_file), domain="Mars")
     with pytest.raises(ValueError, match="needs data"):
         tomsynth()
-    with pytest.raises(ValueError, match="not found"):
+    with pytest.raises(ValueError, match="does not exist"):
         tomsynth(data=str(data_file.with_name("missing.jsonl")))
 
 

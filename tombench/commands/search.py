@@ -20,7 +20,6 @@ from rich.table import Table
 
 from tombench.cli import UserError
 from tombench.commands._common import checked_int, checked_ints
-from tombench.kit.options import MAX_MOVES, people_limit, rooms_limit
 
 if TYPE_CHECKING:
     from tombench.dsl import Context, Setting
@@ -91,6 +90,7 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
     """Search adversarial stories against a model, for every setting of a grid."""
     from tombench.generators.exploretom.search import run_options
     from tombench.generators.exploretom.search.runner import RunConfigMismatch, prepare_out_dir
+    from tombench.kit.options import MAX_MOVES, people_limit, rooms_limit  # imports inspect_ai: not at --help
 
     try:
         types = run_options.story_types(story_types, asymmetric)  # type: ignore[arg-type]

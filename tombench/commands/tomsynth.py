@@ -185,6 +185,23 @@ def _report_table(report: dict[str, Any]) -> Table:
     return table
 
 
+def _read_items(path: Path) -> list:
+    """The items of a generated file: a binary, empty or unreadable file, or a row that is not an item, is one line
+    (OptionError, shown by the CLI as one line). A torn last line left by an interrupted `generate` is still skipped,
+    as `generate` itself does when it resumes."""
+    from tombench.generators.tomsynth.items import Item, read_jsonl
+    from tombench.kit.reading import JSONL, convert_records, read_text
+
+    text = read_text(path, what="ToM-Synth items", expected=JSONL)
+    items = convert_records(read_jsonl(path), Item.from_row, what="ToM-Synth items", path=path, unit="item",
+                            expected="an item row written by `tombench tomsynth generate`")
+    if not items:
+        lines = sum(1 for line in text.splitlines() if line.strip())
+        raise UserError(f"{path} holds no items ({lines} line(s), none valid JSON: torn lines of an interrupted "
+                        "generate are skipped)")
+    return items
+
+
 @tomsynth.command()
 @click.argument("items_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--verifier", "-v", default=None, help="Second Inspect model for stage 3 (omit with --no-verify).")
@@ -204,14 +221,12 @@ def qc(items_file: Path, verifier: str | None, no_verify: bool, out: Path, repor
        max_text_chars: int, max_longest_correct: float, max_retries: int, max_connections: int | None,
        no_cache: bool) -> None:
     """Three-stage QC: format/consistency, answer balancing, cross-model verification, plus a length-bias cap."""
-    from tombench.generators.tomsynth.items import append_jsonl, read_items
+    from tombench.generators.tomsynth.items import append_jsonl
     from tombench.generators.tomsynth.qc import Stage1Limits, run_qc
 
     if verifier is None and not no_verify:
         raise UserError("give --verifier MODEL for stage 3, or --no-verify to skip it")
-    items = read_items(items_file)
-    if not items:
-        raise UserError(f"{items_file} holds no items")
+    items = _read_items(items_file)
     v = None if no_verify else _model(verifier or "", max_connections)
     verdicts_path = out.with_name(out.name + ".verdicts.jsonl")
 
@@ -257,12 +272,9 @@ def export_hf(items_file: Path, out_dir: Path, repo_id: str | None, private: boo
               name: str, license_: str) -> None:
     """Export items as a Hugging Face dataset with a unit-coverage card."""
     from tombench.generators.tomsynth.hub import export_dataset, push_to_hub
-    from tombench.generators.tomsynth.items import read_items
     from tombench.kit.hub import HubError
 
-    items = read_items(items_file)
-    if not items:
-        raise UserError(f"{items_file} holds no items")
+    items = _read_items(items_file)
     default_report = items_file.with_name(items_file.name + ".report.json")
     report_file = qc_report or (default_report if default_report.exists() else None)
     report = json.loads(report_file.read_text()) if report_file else None

@@ -36,13 +36,13 @@ import tarfile
 import tempfile
 import zipfile
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from tombench.kit.errors import OptionError
 
-__all__ = ["HubFile", "HubRevision", "UrlFile", "Source", "cache_dir", "download_hub_file", "fetch", "fetch_files",
+__all__ = ["HubFile", "HubRevision", "UrlFile", "Source", "TaskData", "cache_dir", "cached_path", "download_hub_file", "fetch", "fetch_files",
            "load_hub_dataset", "manifest_sha256", "resolve_revision", "sha256_file"]
 
 _SHA1 = re.compile(r"^[0-9a-f]{40}$")
@@ -91,6 +91,22 @@ class UrlFile:
 Source = HubFile | UrlFile
 
 
+@dataclass(frozen=True)
+class TaskData:
+    """What a task reads, declared beside its pinned sources (`tombench tasks` and `tombench data download` read
+    these declarations, so the listing can never drift from what the task fetches).
+
+    `sources` maps a name to each pinned file (empty: the task needs no download); `needs` says in words what the
+    task reads; `items` its size as released; `offline` the way to run it with no network, when there is one."""
+
+    task: str
+    needs: str
+    sources: Mapping[str, Source] = field(default_factory=dict)
+    items: str | int | None = None
+    license: str | None = None
+    offline: str | None = None
+
+
 def sha256_file(path: Path) -> str:
     h = hashlib.sha256()
     with path.open("rb") as f:
@@ -112,14 +128,34 @@ def _offline() -> bool:
                                                                                      "TOMBENCH_OFFLINE"))
 
 
-def _advice(suite: str, option: str = "-T data=PATH") -> str:
-    return f"connect to the internet once (the file is then cached), or pass a local copy with {option} ({suite})"
+def _advice(suite: str, option: str = "-T data=PATH", offline: str | None = None) -> str:
+    alternative = f", or run offline with {offline}" if offline else ""
+    return (f"connect to the internet once (`tombench data download` caches it), or pass a local copy with {option}"
+            f"{alternative} ({suite})")
+
+
+def _url_target(src: UrlFile) -> Path:
+    return cache_dir() / src.sha256[:16] / src.filename
+
+
+def cached_path(source: Source) -> Path | None:
+    """Where a pinned file is cached, without any network call; None when it is not there yet."""
+    if isinstance(source, UrlFile):
+        target = _url_target(source)
+        return target if target.is_file() else None
+    try:
+        from huggingface_hub import hf_hub_download
+
+        return Path(hf_hub_download(repo_id=source.repo, filename=source.filename, repo_type="dataset",
+                                    revision=source.revision, local_files_only=True))
+    except Exception:  # noqa: BLE001 - not in the cache (or no huggingface_hub): not cached
+        return None
 
 
 # ------------------------------------------------------------------------------------------------------- fetching
-def _download_url(src: UrlFile, suite: str) -> Path:
+def _download_url(src: UrlFile, suite: str, offline: str | None = None) -> Path:
     """The verified archive or file in the cache, downloading it once."""
-    target = cache_dir() / src.sha256[:16] / src.filename
+    target = _url_target(src)
     if target.is_file():
         got = sha256_file(target)
         if got == src.sha256:
@@ -129,7 +165,7 @@ def _download_url(src: UrlFile, suite: str) -> Path:
             "and run again"
         )
     if _offline():
-        raise OptionError(f"cannot download {src.url} (offline mode): {_advice(suite)}")
+        raise OptionError(f"cannot download {src.url} (offline mode): {_advice(suite, offline=offline)}")
     import fsspec
 
     target.parent.mkdir(parents=True, exist_ok=True)
@@ -149,13 +185,14 @@ def _download_url(src: UrlFile, suite: str) -> Path:
     except OptionError:
         raise
     except Exception as e:  # noqa: BLE001 - offline, proxy, 404: all end in the same advice
-        raise OptionError(f"cannot download {src.url} ({type(e).__name__}): {_advice(suite)}") from None
+        raise OptionError(f"cannot download {src.url} ({type(e).__name__}): {_advice(suite, offline=offline)}") from None
     finally:
         tmp.unlink(missing_ok=True)
     return target
 
 
-def download_hub_file(repo: str, filename: str, revision: str, *, suite: str, option: str = "-T data=PATH") -> Path:
+def download_hub_file(repo: str, filename: str, revision: str, *, suite: str, option: str = "-T data=PATH",
+                      offline: str | None = None) -> Path:
     """A file of a Hub dataset repo at `revision`: from huggingface_hub's cache when it is there (no network), else
     downloaded (its cache, auth and retries). Offline or failing, one `OptionError` line naming `option`."""
     from huggingface_hub import hf_hub_download
@@ -167,20 +204,20 @@ def download_hub_file(repo: str, filename: str, revision: str, *, suite: str, op
         pass
     where = f"{repo}/{filename}@{revision[:12]}"
     if _offline():
-        raise OptionError(f"cannot download {where} (offline mode): {_advice(suite, option)}")
+        raise OptionError(f"cannot download {where} (offline mode): {_advice(suite, option, offline)}")
     hub_logger = logging.getLogger("huggingface_hub")
     level = hub_logger.level
     hub_logger.setLevel(logging.ERROR)  # its per-retry warnings would bury the one line that matters
     try:
         return Path(hf_hub_download(**kwargs))
     except Exception as e:  # noqa: BLE001 - offline, proxy, auth, 404
-        raise OptionError(f"cannot download {where} ({type(e).__name__}): {_advice(suite, option)}") from None
+        raise OptionError(f"cannot download {where} ({type(e).__name__}): {_advice(suite, option, offline)}") from None
     finally:
         hub_logger.setLevel(level)
 
 
-def _download_hub(src: HubFile, suite: str) -> Path:
-    return download_hub_file(src.repo, src.filename, src.revision, suite=suite)
+def _download_hub(src: HubFile, suite: str, offline: str | None = None) -> Path:
+    return download_hub_file(src.repo, src.filename, src.revision, suite=suite, offline=offline)
 
 
 def _is_archive(path: Path) -> bool:
@@ -224,12 +261,14 @@ def _extract(archive: Path, member: str, suite: str) -> Path:
     return out
 
 
-def fetch(source: Source, data: str | None = None, *, suite: str) -> tuple[Path, dict[str, Any]]:
+def fetch(source: Source, data: str | None = None, *, suite: str,
+          offline: str | None = None) -> tuple[Path, dict[str, Any]]:
     """The local path of a suite's file and its provenance: the pinned source, or the local copy `data`.
 
     A local `data` may be the file itself or, for a zip source, the archive (its member is then read). Its SHA-256
     is recorded; `dataset_pinned` says whether it equals the pinned file's (a modified copy is allowed: the log
-    then shows it is not the release).
+    then shows it is not the release). `offline` names the task's offline alternative for the error when the
+    download is impossible (`-T split=example`).
     """
     if data:
         path = Path(data).expanduser()
@@ -247,14 +286,14 @@ def fetch(source: Source, data: str | None = None, *, suite: str) -> tuple[Path,
                 "dataset_sha256": digest, "dataset_pinned": pinned, "dataset_pinned_source": source.id}
         return path, prov
     if isinstance(source, HubFile):
-        path = _download_hub(source, suite)
+        path = _download_hub(source, suite, offline)
         digest = sha256_file(path)
         if source.sha256 and digest != source.sha256:
             raise OptionError(f"{source.id}@{source.revision[:12]} has SHA-256 {digest[:12]}..., expected "
                               f"{source.sha256[:12]}...: pass the pinned file with -T data=PATH ({suite})")
         return path, {"dataset_id": source.id, "dataset_revision": source.revision, "dataset_sha256": digest,
                       "dataset_pinned": True}
-    archive = _download_url(source, suite)
+    archive = _download_url(source, suite, offline)
     path = _extract(archive, source.member, suite) if source.member else archive
     return path, {"dataset_id": source.id, "dataset_revision": f"sha256:{source.sha256}",
                   "dataset_sha256": sha256_file(path), "dataset_pinned": True}

@@ -22,6 +22,8 @@ from inspect_ai.model import (
 )
 from inspect_ai.tool import ToolChoice, ToolInfo
 
+from tombench.kit.errors import OptionError
+
 __all__ = ["BaselineAPI", "tombench_baselines"]
 
 
@@ -50,15 +52,15 @@ class BaselineAPI(ModelAPI):
 
         super().__init__(model_name, base_url, api_key, [], config or GenerateConfig())
         if model_name not in BASELINES:
-            raise ValueError(
-                f"Unknown tombench baseline {model_name!r}. Must be one of: {[f'tombench/{b}' for b in BASELINES]}"
-            )
+            # an OptionError is Inspect's one-line PrerequisiteError: `--model tombench/nosuch` is one line, no traceback
+            raise OptionError(f"Unknown tombench model 'tombench/{model_name}'. Known tombench models: "
+                              f"{', '.join(f'tombench/{b}' for b in BASELINES)}")
         if model_args:
-            raise ValueError(f"Unknown model args for tombench/{model_name}: {sorted(model_args)} (known: seed, contexts)")
+            raise OptionError(f"Unknown model args for tombench/{model_name}: {sorted(model_args)} (known: seed, contexts)")
         try:
             self.seed = int(seed)
         except ValueError:
-            raise ValueError(f"Model arg seed must be an integer, got {seed!r}") from None
+            raise OptionError(f"Model arg seed must be an integer, got {seed!r}") from None
         self.contexts: tuple = ()
         if contexts:
             from tombench.generators.exploretom.contexts import load_contexts

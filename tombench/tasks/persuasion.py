@@ -21,6 +21,7 @@ the task says so on the console and records every role in the log (`roles` in th
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 from typing import Any
 
 from inspect_ai import Task, task
@@ -30,6 +31,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from tombench.generators.persuasion.agents import Persuadee, TestedPersuader
 from tombench.generators.persuasion.data import (
+    LICENSE,
     RELEASE_COMMIT,
     RELEASE_FILES,
     RELEASE_REPO,
@@ -43,7 +45,7 @@ from tombench.generators.persuasion.records import PersuasionRecord, record_from
 from tombench.generators.persuasion.rounds import FIXED_ROUND
 from tombench.kit.errors import OptionError
 from tombench.kit.options import check_bool
-from tombench.kit.pinning import UrlFile, fetch
+from tombench.kit.pinning import TaskData, UrlFile, fetch
 from tombench.scorers.persuasion import DIALOG_STORE_KEY, persuasion_dynamic_scorer, persuasion_fixed_scorer
 
 __all__ = ["persuasion_fixed", "persuasion_dynamic", "fixed_sample", "dynamic_sample", "live_persuasion"]
@@ -105,13 +107,19 @@ RELEASE = UrlFile(
          "dataset/CToMPersu_Eval/CToMPersu_Eval.json"),
     sha256=next(sha for sha, f in RELEASE_FILES.items() if f["file"].endswith("/CToMPersu_Eval.json")),
 )
+#: the packaged sample in the release's layout: runs with no network (and no download)
+SAMPLE = str(Path(__file__).resolve().parents[1] / "data" / "persuasion" / "ctompersu_sample.json")
+_OFFLINE = f"-T dataset={SAMPLE} (a packaged sample)"
+DATA = {name: TaskData(name, "the authors' CToMPersu evaluation file (pinned by SHA-256), or -T dataset=PATH",
+                       {"release": RELEASE}, items="CToMPersu_Eval.json", license=LICENSE, offline=_OFFLINE)
+        for name in ("persuasion_fixed", "persuasion_dynamic")}
 
 
 def _load(dataset: str | None, revision: str | None, data_file: str | None, duplicates: str) -> LoadedRecords:
     release = None
     if dataset is None and revision is None and data_file is None:
         try:
-            path, release = fetch(RELEASE, suite="CToMPersu")
+            path, release = fetch(RELEASE, suite="CToMPersu", offline=_OFFLINE)
         except OptionError as e:  # the suites' advice names their option; these tasks call it `dataset`
             raise OptionError(str(e).replace("-T data=PATH", "-T dataset=PATH")) from None
         dataset = str(path)

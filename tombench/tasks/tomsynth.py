@@ -24,7 +24,8 @@ from inspect_ai.solver import Generate, Solver, TaskState, multiple_choice, solv
 
 from tombench.kit.errors import OptionError
 from tombench.kit.options import check_bool, check_int
-from tombench.kit.pinning import load_hub_dataset
+from tombench.kit.pinning import TaskData, load_hub_dataset
+from tombench.kit.reading import read_jsonl, require_keys
 
 __all__ = ["tomsynth", "record_to_sample", "rl_prompt", "RL_TEMPLATE", "load_records"]
 
@@ -84,16 +85,33 @@ def _think_answer() -> Solver:
     return solve
 
 
+#: what every item row holds (tombench.generators.tomsynth.items.Item); `options` maps each letter to its text
+ITEM_KEYS = ("id", "text", "question", "options", "answer", "dimension", "sub_dimension", "domain", "format")
+_WHAT = "ToM-Synth data"
+DATA = TaskData("tomsynth", "your items: -T data=FILE.jsonl (tombench tomsynth generate/qc), an exported folder, "
+                "or a Hub dataset id", offline="with a local -T data=FILE.jsonl")
+
+
+def _checked(rows: list[dict[str, Any]], where: str, unit: str) -> list[dict[str, Any]]:
+    """The rows, each with every item key and an option per letter; else one line naming the row."""
+    for n, row in enumerate(rows, start=1):
+        require_keys(row, ITEM_KEYS, what=_WHAT, path=where, where=f"{unit} {n}")
+        options = row["options"]
+        if not isinstance(options, dict) or any(letter not in options for letter in _LETTERS):
+            raise OptionError(f"{_WHAT} file {where!r}, {unit} {n}: 'options' must map each of {', '.join(_LETTERS)} "
+                              "to an option's text")
+    return rows
+
+
 def load_records(data: str, *, split: str = "train", revision: str | None = None) -> tuple[list[dict], dict]:
     """Rows from a jsonl file, an exported folder or a Hub dataset id; also returns provenance for the log.
 
     Hub datasets are resolved to a commit sha first, so the log records exactly which revision was evaluated.
     """
-    path = Path(data)
+    path = Path(data).expanduser()
     if path.is_file():
-        from tombench.generators.tomsynth.items import read_jsonl
-
-        return list(read_jsonl(path)), {"data": str(path)}
+        rows = read_jsonl(path, what=_WHAT, required_keys=ITEM_KEYS, option="-T data=FILE")
+        return _checked(rows, str(path), "line"), {"data": str(path)}
     if path.is_dir():
         # Read the parquet files with pyarrow, not `datasets.load_dataset(folder)`: the latter's cache does not notice
         # a folder re-exported in place and serves the old rows.
@@ -102,11 +120,12 @@ def load_records(data: str, *, split: str = "train", revision: str | None = None
         files = sorted(path.glob(f"data/{split}-*.parquet")) or sorted(path.glob(f"**/{split}*.parquet"))
         if not files:
             raise OptionError(f"no {split} parquet files in {str(path)!r} (expected data/{split}-*.parquet)")
-        return [row for f in files for row in pq.read_table(f).to_pylist()], {"data": str(path)}
+        rows = [row for f in files for row in pq.read_table(f).to_pylist()]
+        return _checked(rows, str(path), "row"), {"data": str(path)}
     if data.endswith((".jsonl", ".json")) or "/" not in data or data.startswith((".", "/")):
-        raise OptionError(f"ToM-Synth data {data!r} not found: give an existing .jsonl file, folder, or Hub dataset id")
+        raise OptionError(f"ToM-Synth data {data!r} does not exist: give an existing .jsonl file, folder, or Hub dataset id")
     rows, rev = load_hub_dataset(data, revision, split=split, option="-T data=FILE")
-    return rows, {"data": data, "revision": rev.sha, "split": split}
+    return _checked(rows, data, "row"), {"data": data, "revision": rev.sha, "split": split}
 
 
 def _as_list(value: str | list[str] | None) -> list[str] | None:

@@ -301,7 +301,7 @@ def test_cli_export_training(files: tuple[Path, Path], tmp_path: Path) -> None:
     ("args", "message"),
     [
         ([], "at least one input"),
-        (["missing.jsonl"], "no such file"),
+        (["missing.jsonl"], "does not exist"),
         (["{search}", "--orders", "1,3"], "--orders must be"),
         (["{search}", "--questions-per-type", "3"], "only applies with --balance"),
         (["{search}", "--text", "infilled"], "nothing to export"),

@@ -459,7 +459,7 @@ def test_cli_infill_user_errors_are_one_line(tmp_path: Path) -> None:
     res = CliRunner().invoke(main, ["infill", str(tmp_path / "missing.jsonl"), "--out", str(tmp_path / "o")])
     assert res.exit_code == 2 and res.output.strip().count("\n") == 0 and "needs a model" in res.output
     res = CliRunner().invoke(main, ["infill", "-m", "x/y", str(tmp_path / "missing.jsonl"), "--out", "o"])
-    assert res.exit_code == 2 and "no such file" in res.output
+    assert res.exit_code == 2 and "does not exist" in res.output
     res = CliRunner().invoke(
         main, ["infill", "-m", "nosuchprovider/x", str(write_stories(tmp_path / "s", [story()])), "--out", "o"]
     )

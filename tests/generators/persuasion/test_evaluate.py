@@ -96,7 +96,7 @@ def test_bad_files_are_one_line_errors(tmp_path) -> None:  # noqa: ANN001
         load_records(bad)
     malformed = tmp_path / "m.jsonl"
     malformed.write_text(json.dumps({"scenario": {"goal": "g"}, "dialog": ["no label"]}) + "\n")
-    with pytest.raises(PersuasionDataError, match="record 0 is malformed"):
+    with pytest.raises(PersuasionDataError, match="record 1 is malformed"):
         load_records(malformed)
 
 

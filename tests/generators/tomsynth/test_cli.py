@@ -81,7 +81,7 @@ def test_user_errors_are_one_line(tmp_path: Path, mock_models: None) -> None:
     r = runner.invoke(main, ["tomsynth", "qc", str(tmp_path / "in.jsonl"), "--out", str(tmp_path / "o.jsonl")])
     assert r.exit_code == 2 and "--verifier" in r.output
     r = runner.invoke(main, ["tomsynth", "qc", str(tmp_path / "in.jsonl"), "--no-verify", "--out", "o.jsonl"])
-    assert r.exit_code == 2 and "holds no items" in r.output
+    assert r.exit_code == 2 and "is empty" in r.output
 
 
 def test_unknown_model_is_a_user_error(tmp_path: Path) -> None:

@@ -125,7 +125,7 @@ def test_filters_and_bad_options(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ("missing.csv", "data file 'missing.csv' not found"),
+        ("missing.csv", "data file 'missing.csv' does not exist"),
         ("notes.txt", "unsupported data file"),
         ("badschema.csv", "not in the ExploreToM schema: missing columns"),
     ],

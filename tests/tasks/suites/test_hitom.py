@@ -73,5 +73,5 @@ def test_bad_options_are_one_line(tmp_path: Path) -> None:
         hitom(data=str(FIXTURE), prompting="cot")  # type: ignore[arg-type]
     bad = tmp_path / "bad.json"
     bad.write_text("{not json")
-    with pytest.raises(OptionError, match="cannot read Hi-ToM data"):
+    with pytest.raises(OptionError, match=r"Hi-ToM data file .*, line 1: not valid JSON"):
         hitom(data=str(bad))

@@ -148,7 +148,7 @@ def test_check_option_is_validated() -> None:
 def test_release_offline_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TOMBENCH_CACHE", str(tmp_path))
     monkeypatch.setenv("TOMBENCH_OFFLINE", "1")
-    with pytest.raises(OptionError, match=r"offline mode.*-T data=PATH \(ToMi\)") as err:
+    with pytest.raises(OptionError, match=r"offline mode.*-T data=PATH, or run offline with -T split=example \(ToMi\)") as err:
         tomi()
     assert "\n" not in str(err.value)
     with pytest.raises(OptionError, match="split=example reads the items shipped"):

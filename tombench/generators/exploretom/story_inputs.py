@@ -12,8 +12,13 @@ from typing import Any
 
 from tombench.dsl import Story, StoryError
 from tombench.generators.exploretom.identity import story_digest
+from tombench.kit.errors import OptionError
+from tombench.kit.reading import read_text
 
 __all__ = ["InfillError", "StoryInput", "load_story_inputs", "story_type_and_setting"]
+
+
+_EXPECTED = "one story per line as JSON (tombench search's stories.jsonl, an infill output, or Story.to_dict() lines)"
 
 
 class InfillError(ValueError):
@@ -58,11 +63,13 @@ def load_story_inputs(path: str | Path) -> tuple[list[StoryInput], int]:
     error, since joining by it would attach text or labels to another story.
     """
     path = Path(path)
-    if not path.is_file():
-        raise InfillError(f"{path}: no such file")
+    try:  # the kit's strict reader: a missing, empty, binary or non-UTF-8 file is one line naming it
+        text = read_text(path, what="stories", expected=_EXPECTED)
+    except OptionError as e:
+        raise InfillError(str(e)) from None
     out: list[StoryInput] = []
     empty = 0
-    for lineno, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+    for lineno, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
             continue
         item = _story_input(_json_object(line, f"{path}:{lineno}"), f"{path}:{lineno}")

@@ -19,7 +19,6 @@ object in some records and the string "None" in others, which Arrow's schema inf
 from __future__ import annotations
 
 import hashlib
-import json
 from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -29,6 +28,7 @@ from typing import Any, Literal
 from tombench.generators.persuasion.records import PersuasionRecord, record_digest, record_from_dict
 from tombench.kit.errors import OptionError
 from tombench.kit.pinning import download_hub_file, resolve_revision
+from tombench.kit.reading import read_json_or_lines, read_jsonl
 
 __all__ = [
     "HUB_REPO",
@@ -79,31 +79,43 @@ class LoadedRecords:
     provenance: dict[str, Any]  # source, file digest, counts, release match, license; Hub revision if any
 
 
-def _parse_text(text: str, name: str, jsonl: bool) -> list[dict[str, Any]]:
-    try:
-        if jsonl:
-            return [json.loads(line) for line in text.splitlines() if line.strip()]
-        value = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise PersuasionDataError(f"{name} is not valid JSON/JSONL ({e.msg} at line {e.lineno})") from None
+_EXPECTED = "CToMPersu records: a JSON list, a JSON object holding one list, or one JSON object per line"
+
+
+def _shape(value: Any, name: str) -> list[dict[str, Any]]:
     if isinstance(value, dict):
         lists = [v for v in value.values() if isinstance(v, list)]
         value = lists[0] if len(lists) == 1 else [value]
     if not isinstance(value, list):
         raise PersuasionDataError(f"{name}: expected a list of records")
+    if not value:
+        raise PersuasionDataError(f"persuasion data file {name!r} holds no records; expected {_EXPECTED}")
     return value
 
 
 def read_record_dicts(path: str | Path) -> list[dict[str, Any]]:
-    """Records from a JSON list, a JSON object holding a list, or JSON lines."""
-    p = Path(path)
-    if not p.is_file():
-        raise PersuasionDataError(f"no such file: {p}")
-    return _parse_text(p.read_text(encoding="utf-8"), str(p), p.suffix == ".jsonl")
+    """Records from a JSON list, a JSON object holding a list, or JSON lines (read by the kit's strict reader: a
+    binary, empty or corrupt file is one line naming the file and the line)."""
+    what = "persuasion data"
+    try:
+        if Path(path).suffix == ".jsonl":
+            value: Any = read_jsonl(path, what=what)
+        else:
+            value = read_json_or_lines(path, what=what, expected=_EXPECTED)
+    except OptionError as e:
+        raise PersuasionDataError(str(e)) from None
+    return _shape(value, str(path))
+
+
+#: a record holds its scenario under `scenario`, or the scenario's fields at the top level, and/or a dialogue
+_RECORD_KEYS = ("scenario", "dialog", "background", "goal")
 
 
 def _parse_all(raws: Iterable[dict[str, Any]], source: str) -> Iterator[PersuasionRecord]:
-    for i, raw in enumerate(raws):
+    for i, raw in enumerate(raws, start=1):
+        if not isinstance(raw, dict) or not any(k in raw for k in _RECORD_KEYS):
+            raise PersuasionDataError(f"{source}: record {i}: missing key 'scenario' (nor 'dialog', 'background', "
+                                      "'goal'); expected a CToMPersu record")
         try:
             yield record_from_dict(raw)
         except (ValueError, AttributeError, TypeError) as e:
@@ -169,16 +181,13 @@ def _pick_eval_file(files: list[str]) -> str:
     raise PersuasionDataError(f"no evaluation file found among {data or files}; pass data_file=...")
 
 
-def _load_bytes(data: bytes, name: str, jsonl: bool, duplicates: Duplicates) -> tuple[list[PersuasionRecord], dict]:
+def _load_file(path: Path, name: str, duplicates: Duplicates) -> tuple[list[PersuasionRecord], dict]:
+    """The records of a local file (read strictly: a bad line is one error naming it) and their provenance."""
     if duplicates not in ("drop", "keep"):
         raise PersuasionDataError(f"duplicates must be 'drop' or 'keep', got {duplicates!r}")
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise PersuasionDataError(f"{name} is not UTF-8 text") from None
-    records = list(_parse_all(_parse_text(text, name, jsonl), name))
+    records = list(_parse_all(read_record_dicts(path), name))
     kept, copies = dedupe_records(records, duplicates)
-    return kept, _provenance(data, records, len(kept), copies, duplicates)
+    return kept, _provenance(path.read_bytes(), records, len(kept), copies, duplicates)
 
 
 def load_records(
@@ -198,7 +207,7 @@ def load_records(
         path = Path(dataset)
         if not path.is_file():
             raise PersuasionDataError(f"no such file: {path}")
-        records, prov = _load_bytes(path.read_bytes(), str(path), path.suffix == ".jsonl", duplicates)
+        records, prov = _load_file(path, str(path), duplicates)
         return LoadedRecords(records, {"source": "file", "path": str(path.resolve()), **prov})
 
     sha, files = resolve_hub_revision(repo, revision or HUB_REVISION or "main")
@@ -207,7 +216,7 @@ def load_records(
         local = download_hub_file(repo, filename, sha, suite="CToMPersu", option="dataset=PATH")
     except OptionError as e:
         raise PersuasionDataError(str(e)) from None
-    records, prov = _load_bytes(Path(local).read_bytes(), f"{repo}/{filename}", filename.endswith(".jsonl"), duplicates)
+    records, prov = _load_file(Path(local), f"{repo}/{filename}", duplicates)
     if revision is None and HUB_REVISION is None and prov["release_file"] is None:
         raise PersuasionDataError(
             f"{repo}/{filename} at {sha[:12]} is not byte-identical to the authors' release file this version was "

@@ -38,11 +38,16 @@ from tombench.dsl import ACTION_SETS, Setting, derive_seed
 from tombench.generators.exploretom.search.run_options import ASYMMETRY
 from tombench.kit.errors import OptionError
 from tombench.kit.options import MAX_MOVES, check_bool, check_float, check_int, check_ints, people_limit, rooms_limit
+from tombench.kit.pinning import TaskData
 from tombench.scorers.exploretom import SEARCH_KIND, adversarial_answer, search_outcome
 from tombench.scorers.story_questions import matcher_check, validate_check
 from tombench.tasks.story_questions import TOM_CONFIG, story_samples, tom_solver
 
 __all__ = ["exploretom_adversarial", "adversarial_solver"]
+
+DATA = TaskData("exploretom_adversarial", "nothing: the model under test drives the search (a live model)",
+                items="stories found per setting", license="this package's",
+                offline="always, with an offline model (--model tombench/recency)")
 
 
 def _as_list(value: Any, cast: type) -> list:

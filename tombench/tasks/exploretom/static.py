@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import json
+import io
 import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -37,7 +37,8 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from tombench.dsl.answers import AnswerType, normalise
 from tombench.kit.errors import OptionError
 from tombench.kit.options import check_bool, check_ints
-from tombench.kit.pinning import download_hub_file, load_hub_dataset
+from tombench.kit.pinning import HubFile, TaskData, download_hub_file, load_hub_dataset
+from tombench.kit.reading import first_line, read_records, read_text
 from tombench.scorers.story_questions import CheckMode, tom_answer, validate_check
 from tombench.tasks.story_questions import (
     HEADLINE,
@@ -66,6 +67,10 @@ HUB_DATASET = "facebook/ExploreToM"
 HUB_FILE = "ExploreToM-data-sample.csv"
 HUB_REVISION = "209e0129d0d01fda1c1aa02b28d1dce0c52180ca"
 HUB_ROWS = 13309
+SOURCE = HubFile(HUB_DATASET, HUB_FILE, revision=HUB_REVISION)
+DATA = TaskData("exploretom_static", "the public ExploreToM sample from the Hub (pinned commit), or -T data=PATH",
+                {"data": SOURCE}, items=f"{HUB_ROWS:,} questions (31.8 MB)", license="CC BY-NC 4.0",
+                offline="with a local -T data=PATH")
 
 REQUIRED_COLUMNS = ("story_structure", "question", "expected_answer", "qprop=nth_order", "param=story_type")
 
@@ -78,9 +83,12 @@ class DataError(ValueError):
 
 
 # ------------------------------------------------------------------------------------------------------- loading
+_WHAT = "ExploreToM data"
+
+
 def _read_csv(path: Path) -> list[dict[str, Any]]:
-    with path.open(encoding="utf-8", newline="") as f:
-        return list(csv.DictReader(f))
+    text = read_text(path, what=_WHAT, expected="a CSV file with a header row", option="-T data=PATH")
+    return list(csv.DictReader(io.StringIO(text, newline="")))
 
 
 def _read_file(path: Path) -> list[dict[str, Any]]:
@@ -88,14 +96,14 @@ def _read_file(path: Path) -> list[dict[str, Any]]:
     if suffix == ".csv":
         return _read_csv(path)
     if suffix in (".jsonl", ".json"):
-        text = path.read_text(encoding="utf-8")
-        if text.lstrip().startswith("["):
-            return list(json.loads(text))
-        return [json.loads(line) for line in text.splitlines() if line.strip()]
+        return read_records(path, what=_WHAT, required_keys=REQUIRED_COLUMNS, list_key=None)
     if suffix == ".parquet":
         import pyarrow.parquet as pq
 
-        return pq.read_table(path).to_pylist()
+        try:
+            return pq.read_table(path).to_pylist()
+        except Exception as e:  # noqa: BLE001 - pyarrow raises several types for a file that is not parquet
+            raise DataError(f"{_WHAT} file {str(path)!r} is not a readable parquet file ({first_line(e)})") from None
     raise DataError(f"unsupported data file {str(path)!r}: give a .csv, .jsonl, .json or .parquet file")
 
 
@@ -136,7 +144,8 @@ def load_rows(data: str | None = None, revision: str | None = None) -> tuple[lis
     if path.is_dir():
         return _read_folder(path), {"data": str(path)}
     if _looks_local(data):
-        raise DataError(f"data file {data!r} not found: give an existing .csv/.jsonl/.parquet file, folder or Hub id")
+        raise DataError(f"data file {data!r} does not exist: give an existing .csv/.jsonl/.parquet file, folder or "
+                        "Hub id")
     rows, rev = load_hub_dataset(data, revision)
     return rows, {"data": data, "revision": rev.sha}
 
@@ -263,7 +272,7 @@ def _story_text(record: Mapping[str, Any], index: int, text: str, structure: str
     """What the model reads: the structure itself, or the row's LLM-infilled story."""
     story_text = structure if text == "structure" else str(record.get("infilled_story") or "").strip()
     if not story_text:
-        raise DataError(f"row {index} has no {'story_structure' if text == 'structure' else 'infilled_story'}")
+        raise DataError(f"row {index + 1} has no {'story_structure' if text == 'structure' else 'infilled_story'}")
     return story_text
 
 
@@ -327,6 +336,22 @@ def _check_columns(rows: Iterable[Mapping[str, Any]], where: str) -> None:
         raise DataError(f"{where} is not in the ExploreToM schema: missing columns {missing}")
 
 
+def _samples(rows: Sequence[Mapping[str, Any]], where: str, *, text: Literal["structure", "infilled"],
+             relabel: bool) -> list[Sample]:
+    """Every row as a sample; a row whose values cannot be read (an order that is not a number) is one line."""
+    structures = StructureCache()
+    out = []
+    for i, r in enumerate(rows):
+        try:
+            out.append(record_to_sample(r, i, text=text, relabel=relabel, structures=structures))
+        except DataError:
+            raise
+        except (ValueError, TypeError, KeyError) as e:
+            raise DataError(f"{where}, row {i + 1}: cannot read it ({type(e).__name__}: {first_line(e)}); expected "
+                            f"the ExploreToM columns {', '.join(REQUIRED_COLUMNS)}") from None
+    return out
+
+
 def _keep(samples: list[Sample], story_types: list[str] | None,
           question_orders: int | str | list[int] | None) -> list[Sample]:
     """The samples of the story types and question orders asked for (all when not given)."""
@@ -373,13 +398,9 @@ def exploretom_static(
     try:
         rows, provenance = load_rows(data, revision)
         _check_columns(rows, provenance["data"])
+        samples = _samples(rows, provenance["data"], text=text, relabel=relabel)
     except (DataError, OptionError) as e:
         raise OptionError(f"exploretom_static: {e}") from None
-
-    structures = StructureCache()
-    samples = [
-        record_to_sample(r, i, text=text, relabel=relabel, structures=structures) for i, r in enumerate(rows)
-    ]
     samples = _keep(samples, _as_list(story_types), question_orders)
     if not samples:
         raise OptionError(f"exploretom_static: no rows left in {provenance['data']} after filtering")

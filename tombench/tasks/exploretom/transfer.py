@@ -14,7 +14,8 @@ kept in each sample's metadata, so `tombench report transfer LOGS...` prints the
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -23,39 +24,68 @@ from inspect_ai import Task, task
 from tombench.dsl import Setting, Story
 from tombench.kit.errors import OptionError
 from tombench.kit.options import check_ints
-from tombench.kit.pinning import load_hub_dataset
+from tombench.kit.pinning import TaskData, load_hub_dataset
+from tombench.kit.reading import first_line, read_jsonl, require_keys
 from tombench.scorers.story_questions import tom_answer, validate_check
 from tombench.tasks.story_questions import TOM_CONFIG, story_samples, tom_solver
 
 __all__ = ["exploretom_transfer", "load_found_stories", "FoundStory"]
 
 
+#: a Hub dataset id (ORG/NAME): anything else that does not exist is a missing local path, not a Hub lookup
+_HUB_ID = re.compile(r"^[\w.-]+/[\w.-]+$")
+
+
 class FoundStory(dict):
     """{"id", "story": Story, "setting": Setting, "generator_model", "search_method"}: one adversarially found story."""
+
+
+#: what every line of a stories.jsonl (or row of an export) must hold besides its story
+STORY_KEYS = ("id", "story_type", "people", "moves", "rooms")
+_WHAT = "stories"
+DATA = TaskData("exploretom_transfer", "your stories: -T stories=PATH (a tombench search output, an --export-hf "
+                "folder, a live-task log) or a Hub dataset id", offline="with a local -T stories=PATH")
 
 
 def _setting(rec: dict[str, Any]) -> Setting:
     return Setting(rec["story_type"], int(rec["people"]), int(rec["moves"]), int(rec["rooms"]))
 
 
-def _from_records(records: Iterator[dict[str, Any]], source: str) -> list[FoundStory]:
+def _found(rec: dict[str, Any], source: str) -> FoundStory | None:
+    story = rec.get("story")
+    if story is None and rec.get("story_json"):
+        story = json.loads(rec["story_json"])
+    if story is None:
+        return None
+    return FoundStory(id=rec["id"], story=Story.from_dict(story), setting=_setting(rec),
+                      generator_model=rec.get("model") or rec.get("generator_model") or source,
+                      search_method=rec.get("method") or rec.get("search_method"))
+
+
+def _from_records(records: Iterable[dict[str, Any]], source: str, unit: str = "row") -> list[FoundStory]:
+    """The stories of the records (lines of a stories.jsonl, rows of an export); a record whose story does not
+    replay is one line naming it."""
     out = []
-    for rec in records:
-        story = rec.get("story")
-        if story is None and rec.get("story_json"):
-            story = json.loads(rec["story_json"])
-        if story is None:
-            continue
-        out.append(FoundStory(id=rec["id"], story=Story.from_dict(story), setting=_setting(rec),
-                              generator_model=rec.get("model") or rec.get("generator_model") or source,
-                              search_method=rec.get("method") or rec.get("search_method")))
+    for n, rec in enumerate(records, start=1):
+        require_keys(rec, STORY_KEYS, what=_WHAT, path=source, where=f"{unit} {n}")
+        try:
+            found = _found(rec, source)
+        except (ValueError, TypeError, KeyError) as e:  # StoryError is a ValueError; json.JSONDecodeError too
+            raise OptionError(f"{_WHAT} file {source!r}, {unit} {n}: its story does not load ({type(e).__name__}: "
+                              f"{first_line(e)}); expected a story written by tombench search") from None
+        if found is not None:
+            out.append(found)
     return out
 
 
 def _from_log(path: Path) -> list[FoundStory]:
     from inspect_ai.log import read_eval_log
 
-    log = read_eval_log(str(path))
+    try:
+        log = read_eval_log(str(path))
+    except Exception as e:  # noqa: BLE001 - a truncated zip, a JSON file that is not a log: all one line
+        raise OptionError(f"{_WHAT} log {str(path)!r} cannot be read ({type(e).__name__}: {first_line(e)}); expected "
+                          "an Inspect log of the exploretom_adversarial task") from None
     out = []
     for s in log.samples or []:
         md = s.metadata or {}
@@ -73,11 +103,9 @@ def _from_log(path: Path) -> list[FoundStory]:
 
 def load_found_stories(stories: str, revision: str | None = None) -> list[FoundStory]:
     """Stories from a search output (.jsonl), an Inspect log (.eval/.json), an exported folder, or a Hub dataset id."""
-    path = Path(stories)
+    path = Path(stories).expanduser()
     if path.is_file() and path.suffix == ".jsonl":
-        from tombench.generators.exploretom.search.runner import read_jsonl
-
-        return _from_records(iter(read_jsonl(path)), str(path))
+        return _from_records(read_jsonl(path, what=_WHAT, option="-T stories=PATH"), str(path), "line")
     if path.is_file() and path.suffix in (".eval", ".json"):
         return _from_log(path)
     if path.is_dir() and (path / "dataset_info.json").exists():
@@ -88,9 +116,13 @@ def load_found_stories(stories: str, revision: str | None = None) -> list[FoundS
         return load_found_stories(str(path / "stories.jsonl"))
     if path.exists():
         raise OptionError(f"{stories}: expected a stories.jsonl, an Inspect log, or a folder written by --export-hf")
-    if "/" not in stories:
-        raise OptionError(f"{stories}: no such file, and not a Hub dataset id (ORG/NAME)")
-    rows, _ = load_hub_dataset(stories, revision, option="-T stories=PATH")  # read at the commit it resolves to
+    if not _HUB_ID.match(stories) or stories.endswith((".jsonl", ".json", ".eval")):
+        raise OptionError(f"-T stories={stories}: no such file or folder (give a tombench search output, an "
+                          "--export-hf folder, a live-task log, or a Hub dataset id ORG/NAME)")
+    try:
+        rows, _ = load_hub_dataset(stories, revision, option="-T stories=PATH")  # read at the commit it resolves to
+    except OptionError as e:  # ORG/NAME may also have been meant as a local folder: say both
+        raise OptionError(f"-T stories={stories}: no such local file or folder, and as a Hub dataset id: {e}") from None
     return _from_records(iter(rows), stories)
 
 

@@ -35,7 +35,8 @@ from inspect_ai.solver import generate, system_message
 
 from tombench.kit.errors import OptionError
 from tombench.kit.options import check_bool
-from tombench.kit.pinning import UrlFile, fetch
+from tombench.kit.pinning import TaskData, UrlFile, fetch
+from tombench.kit.reading import read_text
 from tombench.scorers.suites.choice import choice_answer, suite_metrics
 from tombench.tasks.suites._mc import chance, digest, format_options, shuffled
 from tombench.tasks.suites._task import one_of, suite_metadata
@@ -53,6 +54,8 @@ SOURCE = UrlFile(
 LICENSE = "MIT"
 #: The paper's count: 25 conditions x 200 templates; the 25th (percept-to-belief) is left out here (docs/suites.md).
 PAPER_ITEMS = 5000
+DATA = TaskData("bigtom", "bigtom.csv from the authors' repository (pinned by SHA-256)", {"data": SOURCE},
+                items=f"{PAPER_ITEMS:,} items from 200 templates", license=LICENSE)
 TEMPLATES = 200
 
 #: The template columns, in file order (the release has no header row; two trailing columns are bookkeeping).
@@ -140,10 +143,8 @@ def record_to_sample(item: dict[str, Any]) -> Sample:
 
 def load_templates(path: Path) -> list[dict[str, str]]:
     """The templates of `bigtom.csv` (`;`-separated, no header), as dicts keyed by `FIELDS`."""
-    try:
-        rows = list(csv.reader(io.StringIO(path.read_text(encoding="utf-8")), delimiter=";"))
-    except (OSError, UnicodeDecodeError) as e:
-        raise OptionError(f"cannot read BigToM data {str(path)!r}: {type(e).__name__}") from None
+    text = read_text(path, what="BigToM data", expected="bigtom.csv: ';'-separated template rows", option="-T data=PATH")
+    rows = list(csv.reader(io.StringIO(text), delimiter=";"))
     rows = [r for r in rows if any(c.strip() for c in r)]
     bad = [i + 1 for i, r in enumerate(rows) if len(r) < len(FIELDS)]
     if bad:

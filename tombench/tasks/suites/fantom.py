@@ -19,7 +19,6 @@ first vs second order, and the same for the accessible control sets.
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -30,7 +29,8 @@ from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate
 
 from tombench.kit.errors import OptionError
-from tombench.kit.pinning import UrlFile, fetch
+from tombench.kit.pinning import TaskData, UrlFile, fetch
+from tombench.kit.reading import convert_records, read_json_or_lines
 from tombench.tasks.suites._task import one_of, suite_metadata
 
 __all__ = ["SOURCE", "LICENSE", "PAPER_SETS", "fantom", "flatten_set", "load_sets", "record_to_samples", "mc_order"]
@@ -48,6 +48,8 @@ SOURCE = UrlFile(
 #: Question sets in `fantom_v1.json` (the 1.0 release; 256 conversations in the paper).
 PAPER_SETS = 870
 LICENSE = "MIT (repository license); the authors: use the samples for evaluation only"
+DATA = TaskData("fantom", "fantom.tar.gz from the authors' release (pinned by SHA-256)", {"data": SOURCE},
+                items=f"{PAPER_SETS} question sets", license=LICENSE)
 #: `eval_fantom.py`: one user message, greedy (its GPT-3 agents: temperature 0), 256 new tokens (its HF agents).
 CONFIG = GenerateConfig(temperature=0.0, max_tokens=256)
 DIMENSIONS: tuple[str, ...] = ("kind", "accessibility", "order", "tom_type")
@@ -179,17 +181,8 @@ def record_to_samples(fantom_set: Mapping[str, Any], *, context: str = "short") 
 
 def load_sets(path: Path) -> list[dict[str, Any]]:
     """The sets of `fantom_v1.json` (a JSON list of set records, or JSON lines); OptionError when unreadable."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as e:
-        raise OptionError(f"cannot read FANToM data {str(path)!r}: {e.strerror}") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError:
-        try:
-            data = [json.loads(line) for line in text.splitlines() if line.strip()]
-        except json.JSONDecodeError as e:
-            raise OptionError(f"FANToM data {str(path)!r} is not JSON: {e.msg} at line {e.lineno}") from None
+    data = read_json_or_lines(path, what="FANToM data", expected="fantom_v1.json: a JSON list of sets, or JSON lines",
+                              option="-T data=PATH")
     if isinstance(data, dict) and isinstance(data.get("set_id"), dict):
         # pandas' column orientation ({column: {row: value}}), which `pd.read_json` also reads
         index = list(data["set_id"])
@@ -237,7 +230,9 @@ def fantom(
         raise OptionError("aggregate=conversation needs context=full (the paper: a short input is one part only)")
     path, provenance = fetch(SOURCE, data, suite="FANToM")
     sets = load_sets(path)
-    samples = list(iter_samples(sets, context=context))
+    samples = [s for per_set in convert_records(
+        sets, lambda s: list(record_to_samples(s, context=context)), what="FANToM data", path=path, unit="set",
+        expected="a FANToM set in the released layout") for s in per_set]
     return Task(
         dataset=MemoryDataset(samples, name=f"fantom-{context}", location=provenance["dataset_id"]),
         solver=generate(),

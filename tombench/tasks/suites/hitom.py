@@ -21,7 +21,6 @@ is 1/15.
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any, Literal
@@ -33,7 +32,8 @@ from inspect_ai.solver import generate
 
 from tombench.kit.errors import OptionError
 from tombench.kit.options import check_bool
-from tombench.kit.pinning import HubFile, fetch
+from tombench.kit.pinning import HubFile, TaskData, fetch
+from tombench.kit.reading import convert_records, read_records
 from tombench.scorers.suites.choice import choice_answer, suite_metrics
 from tombench.tasks.suites._mc import LETTERS, chance, digest
 from tombench.tasks.suites._task import one_of, suite_metadata
@@ -49,7 +49,11 @@ TASK_VERSION = "1.0.0"
 SOURCE = HubFile("Hi-ToM/Hi-ToM_Dataset", "Hi-ToM_data.json", revision="e50470c90e8f6de63274be5f1ef01f969eb86285")
 GITHUB_SHA256 = "1c4077bbcdf815b91dbb791b60dbce3920a98bd63317954ebf94a532d43cd573"
 LICENSE = "Apache-2.0"
+#: what every question record of Hi-ToM_data.json holds (and the task reads)
+RECORD_KEYS = ("story", "question", "choices", "answer", "prompting_type", "question_order", "deception", "story_length")
 PAPER_ITEMS = {"vp": 600, "cotp": 600}
+DATA = TaskData("hitom", "Hi-ToM_data.json from the Hub (pinned commit)", {"data": SOURCE},
+                items="600 questions per prompting", license=LICENSE)
 
 #: The suite's own table: accuracy per ToM order and with / without telling; story length beside them.
 DIMENSIONS: tuple[str, ...] = ("order", "tell", "length")
@@ -130,14 +134,7 @@ def record_to_sample(record: dict[str, Any]) -> Sample:
 
 def load_records(path: Path) -> list[dict[str, Any]]:
     """The question records of `Hi-ToM_data.json` ({"data": [...]}, or a bare list)."""
-    try:
-        payload = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, json.JSONDecodeError) as e:
-        raise OptionError(f"cannot read Hi-ToM data {str(path)!r}: {type(e).__name__}: {e}") from None
-    records = payload["data"] if isinstance(payload, dict) and "data" in payload else payload
-    if not isinstance(records, list) or not all(isinstance(r, dict) for r in records):
-        raise OptionError(f"Hi-ToM data {str(path)!r} is not a list of question records (or {{'data': [...]}})")
-    return records
+    return read_records(path, what="Hi-ToM data", option="-T data=PATH", required_keys=RECORD_KEYS)
 
 
 @task
@@ -167,10 +164,9 @@ def hitom(
     lengths = one_of("length", length, [1, 2, 3])
     path, provenance = fetch(SOURCE, data, suite="Hi-ToM")
     records = load_records(path)
-    try:
-        samples = [record_to_sample(r) for r in records if r.get("prompting_type") == _PROMPTING[prompting]]
-    except (KeyError, ValueError) as e:
-        raise OptionError(f"cannot read Hi-ToM data {str(path)!r}: {type(e).__name__}: {e}") from None
+    samples = convert_records((r for r in records if r.get("prompting_type") == _PROMPTING[prompting]),
+                              record_to_sample, what="Hi-ToM data", path=path,
+                              expected="a Hi-ToM question record (story, question, choices, answer, ...)")
     samples = [
         s for s in samples
         if (orders is None or str(s.metadata["order"]) in orders)

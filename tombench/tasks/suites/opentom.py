@@ -18,7 +18,6 @@ right or wrong; the headline is macro-F1 per genre (`loc_coarse_fo` ... `attitud
 from __future__ import annotations
 
 import hashlib
-import json
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -28,7 +27,9 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate
 
-from tombench.kit.pinning import UrlFile, fetch_files
+from tombench.kit.errors import OptionError
+from tombench.kit.pinning import TaskData, UrlFile, fetch_files
+from tombench.kit.reading import problem, read_json
 from tombench.scorers.suites.opentom import GENRE_LABELS, GENRES, read_label
 from tombench.tasks.suites._task import one_of, suite_metadata
 
@@ -68,6 +69,8 @@ FILES: dict[str, UrlFile] = {name: UrlFile(url=_RAW + name, sha256=sha) for name
 #: Questions the paper and card report: 596 stories x 23 (OpenToM), 100 long stories x 23 (OpenToM-L).
 PAPER_ITEMS = {"normal": 13708, "long": 2300}
 LICENSE = "CC BY-NC 4.0 (evaluation only; the authors ask that it not be used for training)"
+DATA = TaskData("opentom", f"the genre and metadata files of {RELEASE} (pinned by SHA-256)", FILES,
+                items=f"{PAPER_ITEMS['normal']:,} questions ({PAPER_ITEMS['long']:,} long)", license=LICENSE)
 #: The paper's decoding for its GPT runs (`src/inference/gpt_inference.py`): temperature 0, top_p 0.95, 1024 tokens.
 CONFIG = GenerateConfig(temperature=0.0, top_p=0.95, max_tokens=1024)
 DIMENSIONS: tuple[str, ...] = ("genre", "order", "topic", "perspective")
@@ -212,15 +215,27 @@ def iter_questions(
                 )
 
 
+def _json_object(path: Any, expected: str) -> dict[str, Any]:
+    value = read_json(path, what="OpenToM data", expected=expected)
+    if not isinstance(value, dict):
+        raise OptionError(f"OpenToM data file {str(path)!r}: a JSON {type(value).__name__}; expected {expected}")
+    return value
+
+
 def load(data: str | None, narrative: str) -> tuple[list[OpenToMQuestion], dict[str, Any]]:
     """Every question of the pinned release (or of the local folder `data`) and the provenance of the files read."""
     wanted = [names[0] for names in GENRE_FILES.values()] + [METADATA_FILES[narrative][0]]
     paths, provenance = fetch_files(
         {n: FILES[n] for n in wanted}, data, suite="OpenToM", release=RELEASE, aliases=_ALIASES
     )
-    metadata = json.loads(paths[METADATA_FILES[narrative][0]].read_text(encoding="utf-8"))
-    records = {g: json.loads(paths[names[0]].read_text(encoding="utf-8")) for g, names in GENRE_FILES.items()}
-    return list(iter_questions(metadata, records, narrative=narrative)), provenance
+    meta_path = paths[METADATA_FILES[narrative][0]]
+    metadata = _json_object(meta_path, "OpenToM's narrative metadata (a JSON object)")
+    records = {g: _json_object(paths[names[0]], "an OpenToM genre file (a JSON object)") for g, names in GENRE_FILES.items()}
+    try:
+        return list(iter_questions(metadata, records, narrative=narrative)), provenance
+    except (KeyError, TypeError, ValueError, AttributeError) as e:
+        raise OptionError(f"OpenToM data {data or RELEASE!r}: {problem(e)}; expected the released layout of every "
+                          "genre file and its metadata") from None
 
 
 @task

@@ -17,6 +17,7 @@ ToM), the paper's central gap.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import re
@@ -29,7 +30,8 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate, system_message
 
-from tombench.kit.pinning import HubFile, fetch_files
+from tombench.kit.pinning import HubFile, TaskData, fetch_files
+from tombench.kit.reading import convert_records, read_jsonl
 from tombench.tasks.suites._task import one_of, suite_metadata
 
 __all__ = [
@@ -65,6 +67,8 @@ QUESTION_SETS: dict[str, str] = {
     "judgment-qa": "judgment",
 }
 FILES: dict[str, HubFile] = {f"{qs}/test.jsonl": HubFile(REPO, f"{qs}/test.jsonl", revision=REVISION) for qs in QUESTION_SETS}
+DATA = TaskData("simpletom", "the three test.jsonl files from the Hub (pinned commit)", FILES,
+                items=f"{PAPER_ITEMS:,} questions", license=LICENSE)
 _ID_SUFFIX = {"mental_state": "_aware", "behavior": "_action", "judgment": "_judge"}
 _LETTERS = ("A", "B", "C", "D")
 _SEVERITY = re.compile(r"_sev(\d+)_")
@@ -118,9 +122,8 @@ def record_to_sample(record: Mapping[str, Any], *, question_set: str) -> Sample:
 def iter_records(paths: Mapping[str, Path], question_sets: list[str]) -> Iterator[tuple[str, dict[str, Any]]]:
     """(question set, record) from each asked config's `test.jsonl`."""
     for qs in question_sets:
-        for line in paths[f"{qs}/test.jsonl"].read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                yield qs, json.loads(line)
+        for record in read_jsonl(paths[f"{qs}/test.jsonl"], what="SimpleToM data"):
+            yield qs, record
 
 
 @task
@@ -137,7 +140,10 @@ def simpletom(data: str | None = None, question_set: str | list[str] | None = No
     sets = one_of("question_set", question_set, list(QUESTION_SETS)) or list(QUESTION_SETS)
     paths, provenance = fetch_files(FILES, data, suite="SimpleToM", release=f"hf://datasets/{REPO}@{REVISION}")
     records = list(iter_records(paths, list(QUESTION_SETS)))
-    samples = [record_to_sample(r, question_set=qs) for qs, r in records if qs in sets]
+    samples = [s for qs in sets for s in convert_records(
+        (r for q, r in records if q == qs), functools.partial(record_to_sample, question_set=qs),
+        what="SimpleToM data", path=paths[f"{qs}/test.jsonl"], expected="a SimpleToM record (id, story, question, "
+        "choices, answerKey)")]
     return Task(
         dataset=MemoryDataset(samples, name="simpletom", location=provenance["dataset_id"]),
         solver=[system_message(SYSTEM_PROMPT), generate()],

@@ -33,7 +33,8 @@ from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from tombench.kit.options import check_int
-from tombench.kit.pinning import UrlFile, fetch_files
+from tombench.kit.pinning import TaskData, UrlFile, fetch_files
+from tombench.kit.reading import convert_records, read_jsonl
 from tombench.tasks.suites._task import one_of, suite_metadata
 
 __all__ = [
@@ -82,6 +83,8 @@ FILES: dict[str, UrlFile] = {n: UrlFile(url=_RAW + quote(n), sha256=h) for n, h 
 #: The paper's count: 2,860 items, each in Chinese and in English.
 PAPER_ITEMS = 2860
 LICENSE = "MIT (repository license); the authors ask that ToMBench be used for evaluation only, never for training"
+DATA = TaskData("tom_bench", f"the 20 task files of {RELEASE} (pinned by SHA-256)", FILES,
+                items=f"{PAPER_ITEMS:,} items, zh and en", license=LICENSE)
 #: `run_api.py`: temperature 0, top_p 0.99; its `try_times` 5 with shuffled options, majority vote.
 CONFIG = GenerateConfig(temperature=0.0, top_p=0.99)
 TRIES = 5
@@ -201,15 +204,22 @@ def record_to_sample(record: Mapping[str, Any], *, task: str, language: str) -> 
 def iter_records(paths: Mapping[str, Path]) -> Iterator[tuple[str, dict[str, Any]]]:
     """(task, record) for every line of every task file (task = the file name without `.jsonl`), in name order."""
     for name in sorted(paths):
-        for line in paths[name].read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                yield name.removesuffix(".jsonl"), json.loads(line)
+        for record in read_jsonl(paths[name], what="ToMBench data"):
+            yield name.removesuffix(".jsonl"), record
 
 
 def samples(records: Iterable[tuple[str, Mapping[str, Any]]], languages: Iterable[str]) -> list[Sample]:
     """Every record in every asked language (a record is one item per language)."""
     langs = list(languages)
-    return [record_to_sample(r, task=t, language=lang) for t, r in records for lang in langs]
+    records = list(records)
+    out: list[Sample] = []
+    for task_file in dict.fromkeys(t for t, _ in records):  # per file, so an error names the file and its record
+        per_record = convert_records(
+            (r for t, r in records if t == task_file),
+            lambda r, t=task_file: [record_to_sample(r, task=t, language=lang) for lang in langs],
+            what="ToMBench data", path=f"{task_file}.jsonl", expected="a ToMBench record in the released layout")
+        out += [s for items in per_record for s in items]
+    return out
 
 
 @solver

@@ -33,7 +33,8 @@ from inspect_ai.dataset import MemoryDataset, Sample
 
 from tombench.kit.errors import OptionError
 from tombench.kit.options import check_bool
-from tombench.kit.pinning import UrlFile, fetch
+from tombench.kit.pinning import TaskData, UrlFile, fetch
+from tombench.kit.reading import read_text
 from tombench.scorers.story_questions import CheckMode, tom_answer, tom_metrics, validate_check
 from tombench.tasks.story_questions import HEADLINE, TOM_CONFIG, tom_sample, tom_solver
 from tombench.tasks.suites._mc import digest
@@ -65,6 +66,9 @@ TOMI_SHA256 = "d8389ecf09749b4a49c56752a8ce44afac8c3d363391b5c29c8fa7032613ece6"
 LICENSE = "CC-BY-NC 4.0"
 #: 999 stories (333 per story type) x 6 questions per split; the loader reads exactly this from the release.
 PAPER_ITEMS = {"test": 5994, "val": 5994, "train": 5994, "example": 100}
+OFFLINE = "-T split=example"
+DATA = TaskData("tomi", "the authors' release zip (pinned by SHA-256)", {"release": UrlFile(TOMI_URL, TOMI_SHA256)},
+                items="5,994 test questions", license=LICENSE, offline=f"{OFFLINE} (100 items shipped with inspect-ai)")
 SPLITS: tuple[str, ...] = ("test", "val", "train", "example")
 
 #: The ToMi breakdown (question type as in Le et al. Table 3; false belief is ToMi's tom/no_tom split).
@@ -232,6 +236,10 @@ def _example_records() -> list[dict[str, Any]]:
     return rows
 
 
+_EXPECTED = "ToMi's numbered story lines (fb_all_{split}.txt or the release zip)"
+_EXPECTED_TRACE = "ToMi's trace lines, one per question"
+
+
 def load_records(split: str, data: str | None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """The split's records and their provenance: the pinned release, a local zip or `.txt` (+ `.trace` beside it)."""
     if split == "example":
@@ -239,16 +247,18 @@ def load_records(split: str, data: str | None) -> tuple[list[dict[str, Any]], di
             raise OptionError("split=example reads the items shipped with inspect-ai: drop -T data, or pick a split")
         return _example_records(), {"dataset_id": "inspect_ai example_dataset('theory_of_mind')",
                                     "dataset_revision": None}
-    txt_path, prov = fetch(UrlFile(TOMI_URL, TOMI_SHA256, member=f"fb_all_{split}.txt"), data, suite="ToMi")
+    txt_path, prov = fetch(UrlFile(TOMI_URL, TOMI_SHA256, member=f"fb_all_{split}.txt"), data, suite="ToMi",
+                          offline=OFFLINE)
     trace_path: Path | None
     if data and txt_path == Path(data).expanduser():  # a local .txt: its .trace beside it, if any
         candidate = txt_path.with_suffix(".trace")
         trace_path = candidate if candidate.is_file() else None
     else:  # the release zip (downloaded or local): its trace member
-        trace_path, _ = fetch(UrlFile(TOMI_URL, TOMI_SHA256, member=f"fb_all_{split}.trace"), data, suite="ToMi")
+        trace_path, _ = fetch(UrlFile(TOMI_URL, TOMI_SHA256, member=f"fb_all_{split}.trace"), data, suite="ToMi",
+                                offline=OFFLINE)
     try:
-        records = read_tomi(txt_path.read_text(encoding="utf-8"),
-                           trace_path.read_text(encoding="utf-8") if trace_path else None)
+        records = read_tomi(read_text(txt_path, what="ToMi data", expected=_EXPECTED, option="-T data=PATH"),
+                           read_text(trace_path, what="ToMi trace", expected=_EXPECTED_TRACE) if trace_path else None)
     except ValueError as e:
         raise OptionError(f"cannot read ToMi data {str(txt_path)!r}: {e}") from None
     return records, prov
