@@ -101,14 +101,15 @@ def _task_cells(b: Board, e: Entry) -> list[str]:
 
 def _cross_cell(e: Entry) -> str:
     low, high, _ = interval(e.row)
-    ci = "" if low is None or high is None else f" [{100 * low:.1f}, {100 * high:.1f}]"
+    ci = "" if low is None or high is None else f" [{100 * low:.1f}–{100 * high:.1f}]"  # as the breakdown cells
     return f"{100 * e.row.accuracy:.1f}{ci} ({e.cells['rank'].text})"
 
 
 def cross_task_table(boards: Sequence[Board]) -> Table:
     """One row per model, one column per task: the headline with its 95% interval and the task board's rank.
 
-    A model with several configurations on a task shows its best-ranked one there (the task tab lists them all)."""
+    A model with several configurations on a task shows its best-ranked one there (the task tab lists them all).
+    Models that ran more tasks come first, then by name: ranks across tasks are not comparable."""
     tasks = [task_label(b) for b in boards]
     cells: dict[str, dict[str, str]] = {}
     rows_of: dict[str, ResultRow] = {}
