@@ -7,7 +7,6 @@ with the reason otherwise. The app runs in this process on a free port of 127.0.
 
 from __future__ import annotations
 
-import os
 import runpy
 import socket
 from pathlib import Path
@@ -93,6 +92,21 @@ def test_space_folder_and_push_to_the_fake_hub(tmp_path, monkeypatch):
     assert bad.exit_code == 2 and "--repo must look like ORG/NAME" in bad.output
 
 
+def test_app_that_cannot_read_the_hub_says_so(monkeypatch):
+    """A Space whose dataset cannot be read starts all the same and says why in one line (no traceback page)."""
+    pytest.importorskip("gradio", reason="gradio is not installed (pip install -e '.[space]')")
+    from tombench.kit.hub import HubError
+    from tombench.leaderboard import space as space_module
+
+    def unreachable(repo, timeout=30.0):  # noqa: ANN001, ANN202
+        raise HubError(f"could not read {repo} from the Hub (ConnectError)")
+
+    monkeypatch.setattr(space_module, "load_rows", unreachable)
+    demo = space_module.build_app("org/results")
+    texts = [b.value for b in demo.blocks.values() if type(b).__name__ == "Markdown"]
+    assert any("Could not read the results:** could not read org/results from the Hub" in t for t in texts)
+
+
 def _pointed_at(push, url: str):
     def pointed(folder, space, **kw):  # noqa: ANN001, ANN202
         return push(folder, space, endpoint=url, **kw)
@@ -106,12 +120,10 @@ def app_url(board, tmp_path_factory):
     pytest.importorskip("gradio", reason="gradio is not installed (pip install -e '.[space]')")
     out = tmp_path_factory.mktemp("space")
     assert CliRunner().invoke(main, ["leaderboard", "space", "--repo", "org/results", "--out", str(out)]).exit_code == 0
-    os.environ[LOCAL_DIR_ENV] = str(board)
-    os.environ.setdefault("GRADIO_ANALYTICS_ENABLED", "False")
-    try:
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(LOCAL_DIR_ENV, str(board))
+        mp.setenv("GRADIO_ANALYTICS_ENABLED", "False")
         demo = runpy.run_path(str(out / "app.py"))["demo"]
-    finally:
-        del os.environ[LOCAL_DIR_ENV]
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]

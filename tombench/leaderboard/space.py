@@ -146,10 +146,16 @@ def build_app(repo: str, rows: Sequence[ResultRow] | None = None):  # noqa: ANN2
     """The Gradio Blocks app: one tab for all tasks, one per task, each with a column chooser."""
     import gradio as gr
 
-    tables = space_tables(load_rows(repo) if rows is None else rows)
+    from tombench.kit.hub import HubError
+
+    try:
+        tables = space_tables(load_rows(repo) if rows is None else rows)
+        problem = "" if tables[0].rows else f"\n\n**{repo} has no results yet.**"
+    except HubError as e:  # the Space still starts and says why it is empty (restart it to read again)
+        tables, problem = [], f"\n\n**Could not read the results:** {e}"
     with gr.Blocks(title="tombench leaderboard") as demo:
         gr.Markdown(f"# tombench leaderboard\nResults from the dataset [{repo}]({MODEL_PAGE}/datasets/{repo}): "
-                    "95% intervals clustered by story, ranks from Holm-adjusted tests (see each tab's note).")
+                    f"95% intervals clustered by story, ranks from Holm-adjusted tests (see each tab's note).{problem}")
         with gr.Tabs():
             for t in tables:
                 with gr.Tab(t.title):
