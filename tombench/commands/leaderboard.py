@@ -5,6 +5,7 @@
     tombench leaderboard show --repo my-org/tombench-leaderboard
     tombench leaderboard show ./board --format html --output leaderboard.html
     tombench leaderboard eval-results --repo my-org/tombench-leaderboard --out eval_results/
+    tombench leaderboard space --repo my-org/tombench-leaderboard --out space/ [--space my-org/tombench-board]
 
 `HF_ENDPOINT` and the usual token sources (`hf auth login`, `HF_TOKEN`) apply.
 """
@@ -264,3 +265,35 @@ def _load_board(source: str | None, repo: str | None, timeout: float) -> tuple[l
     except PublishError as e:
         raise UserError(str(e)) from None
     return board.rows, board.files, board.revision
+
+
+@leaderboard.command()
+@click.option("--repo", required=True, help="The results dataset ORG/NAME the Space reads when it starts.")
+@click.option("--out", "out", default="space", show_default=True, type=click.Path(file_okay=False),
+              help="Folder to write the Space into (README.md, requirements.txt, app.py).")
+@click.option("--space", "space", help="Also push the folder to this Hub Space ORG/NAME (created as a Gradio Space).")
+@click.option("--requirement", help="How the Space installs tombench (a requirements.txt line; default: this "
+              "release, `tombench==VERSION`; e.g. `tombench @ git+https://...@COMMIT`).")
+@_timeout_option
+def space(repo: str, out: str, space: str | None, requirement: str | None, timeout: float) -> None:
+    """Write a Hub Space (Gradio) that shows the leaderboard of the results dataset --repo, and push it (--space).
+
+    The app ranks with the same code as `show`: one tab per task, a cross-task tab, drawn intervals, a column
+    chooser and links to the models' Hub pages. Preview it locally with `TOMBENCH_SPACE_LOCAL_DIR=<local copy>
+    python <out>/app.py`."""
+    from tombench import __version__
+    from tombench.leaderboard import PublishError
+    from tombench.leaderboard.space import push_space, write_space
+
+    for name, value in (("--repo", repo), ("--space", space)):
+        if value is not None and value.count("/") != 1:
+            raise UserError(f"{name} must look like ORG/NAME, got {value!r}")
+    folder = write_space(repo, out, requirement or f"tombench=={__version__}")
+    click.echo(f"wrote the Space for {repo} into {folder} (README.md, requirements.txt, app.py)")
+    if space:
+        _quiet_hub_logs()
+        try:
+            commit = push_space(folder, space, timeout=timeout)
+        except PublishError as e:
+            raise UserError(str(e)) from None
+        click.echo(f"pushed the Space to {space} (commit {commit[:8]})")

@@ -149,6 +149,7 @@ class HubRepo:
     endpoint: str | None = None
     timeout: float | None = DEFAULT_TIMEOUT
     writing: bool = True
+    space_sdk: str | None = None  # a Space repo is created with its SDK (`gradio`); the Hub refuses one without
     api: Any = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -212,7 +213,7 @@ class HubRepo:
                 if not create:
                     raise
             self._bounded(lambda: self.api.create_repo(self.repo_id, repo_type=self.repo_type, private=private,
-                                                       exist_ok=True))
+                                                       exist_ok=True, space_sdk=self.space_sdk))
             return self._info(revision)
 
     def _info(self, revision: str | None) -> Any:

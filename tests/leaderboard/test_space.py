@@ -1,0 +1,225 @@
+"""The Hub Space (issue #30 point 6): the folder `tombench leaderboard space` writes, its push through the one Hub
+writer to the project's fake Hub, and the generated app served by Gradio in a real headless Chromium.
+
+The browser tests need gradio (the `space` extra), Debian's `chromium` and `chromium-driver` and selenium; they skip
+with the reason otherwise. The app runs in this process on a free port of 127.0.0.1 and is closed after the module.
+"""
+
+from __future__ import annotations
+
+import runpy
+import socket
+from pathlib import Path
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+from tombench.cli import main
+from tombench.leaderboard import LocalStore, build_view
+from tombench.leaderboard.space import GRADIO_VERSION, LOCAL_DIR_ENV, interval_bar, space_tables
+
+from .hub_server import HubTestServer
+from .rows_factory import row
+
+TOKEN = "hf_test_token"
+SECOND_TASK = "exploretom_random v1"
+
+
+def _hand_rows():
+    """A second task's board (hand-made rows): a Hub model (linked), and one model also on the tiny task."""
+    return [row("hf/org/big-7b", 0.9, 0.03, provider="hf", submission_id="hand-big"),
+            row("mockllm/strong-7b", 0.6, 0.05, provider="mockllm", submission_id="hand-strong")]
+
+
+@pytest.fixture(scope="module")
+def board(logs, tmp_path_factory) -> Path:
+    """A local copy of a results dataset: real logs pushed with `push --local-dir`, plus a second task's rows."""
+    root = tmp_path_factory.mktemp("space-board")
+    res = CliRunner().invoke(main, ["leaderboard", "push", str(logs["strong"]), str(logs["middle"]),
+                                    str(logs["weak"]), "--local-dir", str(root)])
+    assert res.exit_code == 0, res.output
+    store = LocalStore(root)
+    for r in _hand_rows():
+        assert store.add(r)
+    return root
+
+
+# --- pure: the tables, the drawing, the folder ------------------------------------------------------------------------
+def test_interval_bar_draws_the_interval_on_a_0_to_100_scale():
+    assert interval_bar(0.0, 0.0, 0.2, width=11) == "|●━━········|"
+    assert interval_bar(0.5, 0.75, 1.0, width=5) == "|··━●━|"
+    assert interval_bar(None, 0.5, None) == ""
+
+
+def test_tables_rank_like_show_and_cross_tasks(board):
+    rows = LocalStore(board).rows()
+    cross, *tasks = space_tables(rows)
+    boards = build_view(rows).boards
+    assert [t.title for t in tasks] == ["exploretom_random v1", "tiny_tom v2"]
+    for t, b in zip(tasks, boards, strict=True):
+        ranks = [r[t.headers.index("Rank")] for r in t.rows]
+        assert ranks == [e.cells["rank"].text for e in b.entries]  # the very cells `show` prints
+    assert cross.headers == ["Model", "exploretom_random v1", "tiny_tom v2"]
+    by_model = {r[0]: r[1:] for r in cross.rows}
+    assert set(by_model) == {"[hf/org/big-7b](https://huggingface.co/org/big-7b)", "mockllm/strong-7b",
+                             "mockllm/middle-1.5b", "mockllm/weak-135m"}
+    assert by_model["mockllm/strong-7b"][0].startswith("60.0 [") and by_model["mockllm/strong-7b"][1] != "–"
+    assert by_model["mockllm/weak-135m"][0] == "–"  # not run on that task
+
+
+def test_space_folder_and_push_to_the_fake_hub(tmp_path, monkeypatch):
+    out = tmp_path / "space"
+    with HubTestServer() as hub:
+        monkeypatch.setenv("HF_TOKEN", TOKEN)
+        from tombench.leaderboard import space as space_module
+
+        monkeypatch.setattr(space_module, "push_space", _pointed_at(space_module.push_space, hub.url))
+        res = CliRunner().invoke(main, ["leaderboard", "space", "--repo", "org/results", "--out", str(out),
+                                        "--space", "org/board", "--timeout", "20"])
+        assert res.exit_code == 0, res.output
+        assert "pushed the Space to org/board" in res.output
+        pushed = hub.files("org/board", "space")
+    assert {"README.md", "requirements.txt", "app.py"} <= set(pushed)  # (the Hub adds .gitattributes)
+    header = yaml.safe_load(pushed["README.md"].decode().split("---")[1])
+    assert header["sdk"] == "gradio" and header["sdk_version"] == GRADIO_VERSION and header["app_file"] == "app.py"
+    assert header["datasets"] == ["org/results"]
+    assert pushed["requirements.txt"].decode().splitlines() == ["tombench==0.1.0", f"gradio=={GRADIO_VERSION}"]
+    assert "build_app('org/results')" in pushed["app.py"].decode()
+    assert (out / "app.py").read_bytes() == pushed["app.py"]
+
+    bad = CliRunner().invoke(main, ["leaderboard", "space", "--repo", "results", "--out", str(out)])
+    assert bad.exit_code == 2 and "--repo must look like ORG/NAME" in bad.output
+
+
+def test_app_that_cannot_read_the_hub_says_so(monkeypatch):
+    """A Space whose dataset cannot be read starts all the same and says why in one line (no traceback page)."""
+    pytest.importorskip("gradio", reason="gradio is not installed (pip install -e '.[space]')")
+    from tombench.kit.hub import HubError
+    from tombench.leaderboard import space as space_module
+
+    def unreachable(repo, timeout=30.0):  # noqa: ANN001, ANN202
+        raise HubError(f"could not read {repo} from the Hub (ConnectError)")
+
+    monkeypatch.setattr(space_module, "load_rows", unreachable)
+    demo = space_module.build_app("org/results")
+    texts = [b.value for b in demo.blocks.values() if type(b).__name__ == "Markdown"]
+    assert any("Could not read the results:** could not read org/results from the Hub" in t for t in texts)
+
+
+def _pointed_at(push, url: str):
+    def pointed(folder, space, **kw):  # noqa: ANN001, ANN202
+        return push(folder, space, endpoint=url, **kw)
+    return pointed
+
+
+# --- the app in a browser ---------------------------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def app_url(board, tmp_path_factory):
+    """The generated app.py, run against the local copy and served on a free port; closed after the module."""
+    pytest.importorskip("gradio", reason="gradio is not installed (pip install -e '.[space]')")
+    out = tmp_path_factory.mktemp("space")
+    assert CliRunner().invoke(main, ["leaderboard", "space", "--repo", "org/results", "--out", str(out)]).exit_code == 0
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv(LOCAL_DIR_ENV, str(board))
+        mp.setenv("GRADIO_ANALYTICS_ENABLED", "False")
+        demo = runpy.run_path(str(out / "app.py"))["demo"]
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        demo.close()
+
+
+@pytest.fixture(scope="module")
+def driver():
+    from .test_browser import _FLAGS, _binaries
+
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install selenium)")
+    browser, driver_path = _binaries()
+    options = webdriver.ChromeOptions()
+    options.binary_location = browser
+    for flag in _FLAGS:
+        options.add_argument(flag)
+    d = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=driver_path))
+    d.set_window_size(1600, 1000)
+    try:
+        yield d
+    finally:
+        d.quit()
+
+
+def _wait(driver, check, seconds: float = 30):
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, seconds).until(lambda d: check(d) or None)
+
+
+def _shown_table(driver) -> tuple[list[str], list[list[str]]] | None:
+    """(headers, rows of cell text) of the board in the tab shown, once it has rows (None while it re-renders)."""
+    from selenium.common.exceptions import StaleElementReferenceException
+
+    try:
+        return _read_table(driver)
+    except StaleElementReferenceException:
+        return None
+
+
+def _read_table(driver) -> tuple[list[str], list[list[str]]] | None:
+    from selenium.webdriver.common.by import By
+
+    boards = [b for b in driver.find_elements(By.CSS_SELECTOR, ".board") if b.is_displayed()]
+    if len(boards) != 1:
+        return None
+    heads = [h.get_attribute("title") for h in boards[0].find_elements(By.CSS_SELECTOR, "th[role=columnheader]")]
+    rows = [[c.text for c in r.find_elements(By.CSS_SELECTOR, "[role=gridcell]")]
+            for r in boards[0].find_elements(By.CSS_SELECTOR, "[role=row].virtual-row")]
+    return (heads, rows) if rows and all(rows) else None
+
+
+def _open_tab(driver, title: str) -> tuple[list[str], list[list[str]]]:
+    from selenium.webdriver.common.by import By
+
+    tab = _wait(driver, lambda d: next((t for t in d.find_elements(By.CSS_SELECTOR, "[role=tab]")
+                                        if t.text == title), None))
+    tab.click()
+    return _wait(driver, lambda d: (t := _shown_table(d)) and t[0][-1] != "" and t)
+
+
+@pytest.mark.browser
+def test_space_in_a_headless_browser(driver, app_url, board):
+    from selenium.webdriver.common.by import By
+
+    rows = LocalStore(board).rows()
+    driver.get(app_url)
+    tabs = _wait(driver, lambda d: [t.text for t in d.find_elements(By.CSS_SELECTOR, "[role=tab]")])
+    assert tabs == ["All tasks", SECOND_TASK, "tiny_tom v2"]  # the cross-task view, then one tab per task
+
+    heads, cross = _open_tab(driver, "All tasks")
+    assert heads == ["Model", SECOND_TASK, "tiny_tom v2"]  # one column per task
+    models = [r[0] for r in cross]
+    assert sorted(models) == sorted(["hf/org/big-7b", "mockllm/strong-7b", "mockllm/middle-1.5b",
+                                     "mockllm/weak-135m"])  # one row per model
+    link = driver.find_element(By.LINK_TEXT, "hf/org/big-7b")
+    assert link.get_attribute("href") == "https://huggingface.co/org/big-7b"
+    strong = cross[models.index("mockllm/strong-7b")]
+    assert strong[1].startswith("60.0 [") and strong[2].startswith("100.0 [")  # intervals in every cell
+
+    for b in build_view(rows).boards:
+        title = f"{b.task.removeprefix('tombench/')} v{b.task_version}"
+        heads, shown = _open_tab(driver, title)
+        assert [r[heads.index("Rank")] for r in shown] == [e.cells["rank"].text for e in b.entries]  # as `show`
+        assert [r[heads.index("Model")] for r in shown] == [e.row.model for e in b.entries]
+        bars = [r[heads.index("Interval (0–100%)")] for r in shown]
+        assert all(bar.startswith("|") and "●" in bar for bar in bars)  # the interval drawn for every row
+        assert "Samples" in heads and "Tokens" not in heads
+
+    # the column chooser of the shown tab (the last task's): hide Samples, show Tokens
+    chooser = next(c for c in driver.find_elements(By.CSS_SELECTOR, ".columns") if c.is_displayed())
+    for name in ("Samples", "Tokens"):
+        chooser.find_element(By.CSS_SELECTOR, f"input[name='{name}']").click()
+    heads, _ = _wait(driver, lambda d: (t := _shown_table(d)) and "Tokens" in t[0] and "Samples" not in t[0] and t)
+    assert heads[:2] == ["Rank", "Model"]
