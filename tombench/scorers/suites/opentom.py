@@ -1,16 +1,19 @@
 """OpenToM answer reading and its headline metric, macro-F1 per question genre (Xu et al., 2024).
 
 OpenToM's questions are 2- or 3-way classifications asked in free text ("Answer with "more full", "equally full",
-or "less full"."), so a response is read into one of the genre's class labels, or into no label at all (`None`:
-the response names none or several of them). The paper's evaluator (`src/evaluate/opentom_evaluator.py`) reads
-labels with substring tests; we read whole words, which fixes its two misreadings that matter: "no" inside "know"
-or "not" counted as a No, and "neutral" answers to attitude questions read from the text after the last colon only.
+or "less full"."), so a response is read into one of the genre's classes. Two readings are kept, because they serve
+two purposes:
 
-Macro-F1 (`macro_f1_metric` below, by `genre`; its bootstrap interval vectorised in `macro_f1_interval`) is computed per genre cell of the paper's Table 3
-(`loc_coarse_fo`, `loc_coarse_so`, `loc_fine_fo`, `loc_fine_so`, `multihop_fo`, `multihop_so`, `attitude`). A
-response with no label counts as a miss of its gold class (it lowers recall) and as nobody's false positive; the
-paper instead drops such responses from F1 and reports their share separately ("corrupted generation"), which we
-log as `unreadable`.
+* the authors' (`paper_reading`, `paper_f1`): their evaluator's substring tests and class ids, with their label
+  rules (fine location's tie class, multihop's shared ids) and their macro-F1 per genre, which drops responses it
+  cannot read. It makes the per-genre cells `macro_f1:genre=<cell>` comparable with the paper's Table 3, so it is
+  the headline (`opentom_f1`; `macro_f1` is the mean of the cells);
+* ours (`read_label`): the genre's class named as whole words, exactly one or unreadable (`None`), so "I don't know"
+  is not a No. It decides right/wrong (accuracy per genre, `unreadable`) and `strict_f1`, where an unreadable
+  response is a miss of its gold class and multihop has six classes.
+
+The cells are those of the paper's Table 3 (`loc_coarse_fo`, `loc_coarse_so`, `loc_fine_fo`, `loc_fine_so`,
+`multihop_fo`, `multihop_so`, `attitude`). docs/suites.md compares both with the authors' script on the release.
 """
 
 from __future__ import annotations
@@ -193,7 +196,8 @@ def unreadable() -> Metric:
 
 @scorer(metrics=[])
 def opentom_answer() -> Scorer:
-    """Right when the label read from the response is the gold label; metadata `gold` and `predicted` feed macro-F1."""
+    """Right when the label read from the response is the gold label; metadata `gold` and `predicted` (our reading)
+    feed `strict_f1`, `paper` (the authors' [gold id, predicted id], or None for a question they skip) the cells."""
 
     async def score(state: TaskState, target: Target) -> Score:
         md = state.metadata
