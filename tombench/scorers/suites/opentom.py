@@ -8,9 +8,10 @@ two purposes:
   rules (fine location's tie class, multihop's shared ids) and their macro-F1 per genre, which drops responses it
   cannot read. It makes the per-genre cells `macro_f1:genre=<cell>` comparable with the paper's Table 3, so it is
   the headline (`opentom_f1`; `macro_f1` is the mean of the cells);
-* ours (`read_label`): the genre's class named as whole words, exactly one or unreadable (`None`), so "I don't know"
-  is not a No. It decides right/wrong (accuracy per genre, `unreadable`) and `strict_f1`, where an unreadable
-  response is a miss of its gold class and multihop has six classes.
+* ours (`read_label`): the class a careful grader reads (whole words, a hedge or no class is unreadable, `None`;
+  docs/answer-matching.md), so "I don't know" is not a No. It decides right/wrong (accuracy per genre,
+  `unreadable`) and `strict_f1`, where an unreadable response is a miss of its gold class and multihop has six
+  classes.
 
 The cells are those of the paper's Table 3 (`loc_coarse_fo`, `loc_coarse_so`, `loc_fine_fo`, `loc_fine_so`,
 `multihop_fo`, `multihop_so`, `attitude`). docs/suites.md compares both with the authors' script on the release.
