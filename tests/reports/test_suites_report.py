@@ -77,3 +77,22 @@ def test_leaderboard_rows_carry_the_suite_headline(logs: Path) -> None:
     ot = next(r for r in rows if r.benchmark == "opentom")
     (head,) = [b for b in ot.breakdowns if b.dimension == "headline"]
     assert head.group == "macro_f1" and head.stderr is not None and head.n == ot.samples_completed
+
+
+def test_tombench_cell_is_the_papers_avg_per_language(tmp_path: Path) -> None:
+    from tombench.tasks.suites.tom_bench import tom_bench
+
+    inspect_eval(tom_bench(data=str(FIXTURES / "tombench"), tries=1), model="tombench/primacy", log_dir=str(tmp_path),
+                 display="none")
+    (result,) = load_suite_results([tmp_path])
+    assert result.headline == "avg" and set(result.parts) == {"avg_zh", "avg_en"}
+    assert result.value == pytest.approx((result.parts["avg_zh"] + result.parts["avg_en"]) / 2)
+    table = suites_table([result])
+    assert table.columns == ["model", "ToMBench (AVG)"]
+    cell = table.rows[0][1]
+    zh, en = (f"{100 * result.parts[p]:.1f}" for p in ("avg_zh", "avg_en"))
+    assert cell.endswith(f"(zh {zh}, en {en})") and cell.startswith(f"{100 * result.value:.1f} [")
+    # chance of the AVG: the fixture's 8 paper tasks per language, each the mean 1/k of its items
+    assert table.rows[1][0] == "chance" and table.rows[1][1] == f"{100 * result.chance:.1f}"
+    groups = {t.title.split(":")[0]: t for t in suite_groups_tables([result])}
+    assert "task_language=zh/False Belief Task" in groups["ToMBench"].columns

@@ -76,6 +76,15 @@ class BreakdownEntry:
     n: int | None
 
 
+def _split_stat(key: str) -> tuple[str, str]:
+    """("dim=group", "value" | "stderr" | "n"): only a known statistic is split off the end, so a group holding a
+    colon ("ability=Belief: Second-order beliefs", ToMBench) keeps it."""
+    for stat in ("stderr", "n"):
+        if key.endswith(f":{stat}"):
+            return key[: -len(stat) - 1], stat
+    return key, "value"
+
+
 def parse_breakdown(metrics: Mapping[str, float]) -> list[BreakdownEntry]:
     """Read back the entries of a `breakdown` metric from a flat {key: value} mapping (metric names as logged).
 
@@ -86,9 +95,11 @@ def parse_breakdown(metrics: Mapping[str, float]) -> list[BreakdownEntry]:
         key = raw[len("breakdown_"):] if raw.startswith("breakdown_") else raw
         if "=" not in key:
             continue
-        base, _, stat = key.partition(":")
+        base, stat = _split_stat(key)
         dim, _, group = base.partition("=")
-        acc.setdefault((dim, group), {})[stat or "value"] = float(val)
+        if ":" in dim:
+            continue  # a metric's own grouping (`macro_f1:genre=...`), not a breakdown entry
+        acc.setdefault((dim, group), {})[stat] = float(val)
     entries = []
     for (dim, group), stats in acc.items():
         if "value" not in stats:

@@ -36,7 +36,7 @@ SUITE_LABELS: dict[str, str] = {
     "simpletom": "SimpleToM",
     "tombench": "ToMBench",
 }
-_METRIC_LABELS = {"accuracy": "acc", "macro_f1": "macro-F1", "all_star": "All*", "all": "All"}
+_METRIC_LABELS = {"accuracy": "acc", "macro_f1": "macro-F1", "all_star": "All*", "all": "All", "avg": "AVG"}
 
 
 @dataclass(frozen=True)
@@ -66,6 +66,8 @@ class SuiteResult:
     groups: list[GroupCell] = field(default_factory=list)
     #: the run: what sets this log apart from the model's other logs of the suite
     run: Run | None = None
+    #: the headline's parts that the paper reports apart (ToMBench: `avg_zh`, `avg_en`), by metric name
+    parts: dict[str, float] = field(default_factory=dict)
 
     @property
     def row(self) -> str:
@@ -107,12 +109,25 @@ def _result(run: Run, log: Any) -> SuiteResult | None:
         return None
     n = int(log.results.completed_samples or log.results.total_samples or 0)
     lo, hi = _headline_interval(metrics, headline, n)
-    chance = meta.get("chance")
     return SuiteResult(
         model=log.eval.model, suite=str(meta["suite"]), headline=headline, value=metrics[headline], ci_low=lo,
-        ci_high=hi, n=n, chance=float(chance) if chance is not None else None, created=log.eval.created,
+        ci_high=hi, n=n, chance=_headline_chance(meta, metrics, headline), created=log.eval.created,
         log=run.log, groups=_group_cells(metrics, set(meta.get("headline_groups") or ())), run=run,
+        parts=_parts(meta, metrics),
     )
+
+
+def _parts(meta: dict, metrics: dict[str, float]) -> dict[str, float]:
+    return {p: metrics[p] for p in meta.get("headline_parts") or () if p in metrics}
+
+
+def _headline_chance(meta: dict, metrics: dict[str, float], headline: str) -> float | None:
+    """The chance level of the headline: the task's `chance` for an accuracy, the scorer's `{headline}_chance` for
+    another headline that has one (ToMBench's AVG), else None (a chance macro-F1 or All* is not recorded)."""
+    if headline == "accuracy":
+        chance = meta.get("chance")
+        return float(chance) if chance is not None else None
+    return metrics.get(f"{headline}_chance")
 
 
 def load_suite_results(paths: Iterable[str | Path], *, on_skip: OnSkip = lambda line: None,
@@ -132,6 +147,14 @@ def _fmt(value: float, lo: float, hi: float, headline: str) -> str:
     return f"{100 * value:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]"
 
 
+def _cell(r: SuiteResult) -> str:
+    """The headline with its interval, and its parts as the paper reports them ("(zh 75.3, en 74.0)")."""
+    text = _fmt(r.value, r.ci_low, r.ci_high, r.headline)
+    if r.parts:
+        text += " (" + ", ".join(f"{name.rsplit('_', 1)[-1]} {100 * v:.1f}" for name, v in r.parts.items()) + ")"
+    return text
+
+
 def _suites(results: list[SuiteResult]) -> list[str]:
     """The suites present, the known ones in the papers' column order, then any other alphabetically."""
     suites = [s for s in SUITE_LABELS if any(r.suite == s for r in results)]
@@ -143,11 +166,11 @@ def _column_title(suite: str, headline: str) -> str:
 
 
 def _chance_row(results: list[SuiteResult], suites: list[str]) -> list[str] | None:
-    """Each suite's chance level, where its results agree on one and the headline is accuracy (a chance macro-F1
-    or All* is not a level the task records); None when no suite has one."""
+    """Each suite's chance level of its headline, where its results agree on one (`_headline_chance`: a chance
+    macro-F1 or All* is not a level the task records); None when no suite has one."""
     row = ["chance"]
     for s in suites:
-        levels = {r.chance for r in results if r.suite == s and r.chance is not None and r.headline == "accuracy"}
+        levels = {r.chance for r in results if r.suite == s and r.chance is not None}
         row.append(f"{100 * levels.pop():.1f}" if len(levels) == 1 else "–")
     return row if any(c != "–" for c in row[1:]) else None
 
@@ -161,7 +184,7 @@ def suites_table(results: list[SuiteResult]) -> ReportTable:
     rows = []
     for label in sorted({r.row for r in results}):
         cells = [by.get((label, s)) for s in suites]
-        rows.append([label] + ["–" if r is None else _fmt(r.value, r.ci_low, r.ci_high, r.headline) for r in cells])
+        rows.append([label] + ["–" if r is None else _cell(r) for r in cells])
     if (chance := _chance_row(results, suites)) is not None:
         rows.append(chance)
     return ReportTable("Established ToM suites: headline per suite, 95% intervals (ExploreToM Table 3 shape)",

@@ -9,7 +9,7 @@ from inspect_ai import eval as inspect_eval
 
 import tombench._registry  # noqa: F401 - registers the tombench/ baseline models
 from tombench.kit.errors import OptionError
-from tombench.scorers.suites.opentom import fine_location_label, macro_f1, read_label
+from tombench.scorers.suites.opentom import GENRES, fine_location_label, macro_f1, paper_f1, paper_reading, read_label
 from tombench.tasks.suites.opentom import OpenToMQuestion, build_prompt, opentom, record_to_sample
 
 FIXTURE = Path(__file__).parent / "fixtures" / "opentom"
@@ -103,6 +103,33 @@ def test_task_runs_offline_on_fixture_with_baselines(tmp_path: Path) -> None:
         assert {f"macro_f1:genre={g}" for g in ("loc_coarse_fo", "loc_fine_so", "multihop_fo", "attitude")} <= set(metrics)
         assert "genre=attitude" in metrics and "unreadable" in metrics
         assert log.results.total_samples == 46
+        # the headline is the mean of the seven genre cells, each scored as the authors' evaluator scores it
+        cells = [metrics[f"macro_f1:genre={g}"] for g in GENRES]
+        assert metrics["macro_f1"] == pytest.approx(sum(cells) / 7)
+        assert metrics["macro_f1_ci_low"] <= metrics["macro_f1"] <= metrics["macro_f1_ci_high"]
+        assert {"macro_f1:genre=multihop_fo_fullness", "corrupted:genre=loc_fine_fo", "strict_f1",
+                "strict_f1:genre=loc_fine_fo"} <= set(metrics)
+        # the authors' chat-model path: their system message, then the prompt
+        first = log.samples[0].messages
+        assert first[0].role == "system" and first[0].text == "You are an expert in modeling other's mental state."
+        assert first[1].role == "user" and first[1].text.startswith("Read and comprehend the following short story.")
+
+
+def test_task_cells_match_the_authors_reading_on_fixture(tmp_path: Path) -> None:
+    """Recency on the fixture, cell by cell against `paper_f1` of `paper_reading` of the logged responses."""
+    (log,) = inspect_eval(opentom(data=str(FIXTURE)), model="tombench/recency", log_dir=str(tmp_path),
+                          display="none")
+    metrics = {k: m.value for score in log.results.scores for k, m in score.metrics.items()}
+    by_genre: dict[str, list] = {}
+    for sample in log.samples:
+        md = sample.metadata
+        pair = paper_reading(md["genre"], sample.output.completion, str(sample.target), question=md["question"],
+                             original_place=md["original_place"], move_to_place=md["move_to_place"])
+        by_genre.setdefault(md["genre"], []).append(pair)
+    assert set(by_genre) == set(GENRES)
+    for genre, pairs in by_genre.items():
+        assert metrics[f"macro_f1:genre={genre}"] == pytest.approx(paper_f1(pairs)), genre
+        assert metrics[f"macro_f1:genre={genre}:n"] == len(pairs)
 
 
 def test_long_narrative_and_genre_filter(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from inspect_ai import eval as inspect_eval
 
 import tombench._registry  # noqa: F401 - registers the tombench/ baseline models
 from tombench.kit.errors import OptionError
-from tombench.scorers.suites.tom_bench import majority, read_choice
+from tombench.scorers.suites.tom_bench import PAPER_TASKS, majority, read_choice
 from tombench.tasks.suites.tom_bench import (
     abilities,
     build_user_prompt,
@@ -115,6 +115,14 @@ def test_task_offline_with_baselines(tmp_path: Path) -> None:
     primacy = {k: m.value for score in logs[0].results.scores for k, m in score.metrics.items()}
     assert {"task=False Belief Task", "ability=Belief: Second-order beliefs", "category=Belief"} <= set(primacy)
     assert 0 <= primacy["accuracy"] <= 1
+    # the paper's headline: per language the unweighted mean of its 8 tasks (all 8 are in the English run)
+    assert logs[0].eval.metadata["headline"] == "avg" and logs[0].eval.metadata["headline_parts"] == ["avg_en"]
+    cells = [primacy[f"task_language=en/{t}"] for t in PAPER_TASKS]
+    assert primacy["avg"] == primacy["avg_en"] == pytest.approx(sum(cells) / 8)
+    assert "avg_zh" not in primacy and "ability_avg_en" in primacy and "category_language=en/Belief" in primacy
+    both = {k: m.value for score in logs[1].results.scores for k, m in score.metrics.items()}
+    assert both["avg"] == pytest.approx((both["avg_zh"] + both["avg_en"]) / 2)
+    assert {"task_language=zh/Strange Story Task", "task_language=en/Faux-pas Recognition Test"} <= set(both)
 
 
 def test_options_and_errors(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -35,7 +35,16 @@ from tombench.kit.replies import read_option
 
 _to_float = value_to_float()
 
-__all__ = ["list_breakdown", "majority", "majority_vote", "read_choice", "tombench_answer"]
+__all__ = [
+    "PAPER_TASKS",
+    "list_breakdown",
+    "majority",
+    "majority_vote",
+    "paper_average",
+    "read_choice",
+    "tombench_answer",
+    "tombench_cells",
+]
 
 _DOUBLE = re.compile(r"\[\[\s*([A-Z])\s*\]\]")
 _SINGLE = re.compile(r"\[\s*([A-Z])\s*\]")
@@ -136,6 +145,107 @@ def list_breakdown(dimensions: Mapping[str, str]) -> Metric:
                 out[breakdown_key(dim, value)] = mean
                 out[f"{breakdown_key(dim, value)}:stderr"] = se
                 out[f"{breakdown_key(dim, value)}:n"] = float(len(vals))
+        return out
+
+    return compute
+
+
+# ------------------------------------------------------------------------------------------- the paper's AVG columns
+#: The 8 tasks of the paper's task table (its AVG column), by data file: 2,470 of the 2,860 items. The other 12
+#: files (ability-oriented, e.g. "Hidden Emotions") count only in the ability table.
+PAPER_TASKS: tuple[str, ...] = (
+    "Unexpected Outcome Test",
+    "Scalar Implicature Test",
+    "Persuasion Story Task",
+    "False Belief Task",
+    "Ambiguous Story Task",
+    "Hinting Task Test",
+    "Strange Story Task",
+    "Faux-pas Recognition Test",
+)
+#: The ATOMS categories of the paper's ability table, in its column order (each item is in exactly one).
+CATEGORIES: tuple[str, ...] = ("Emotion", "Desire", "Intention", "Knowledge", "Belief", "Non-Literal Communication")
+
+
+def _cells(scores: Sequence[SampleScore], key: str) -> dict[tuple[str, str], list[float]]:
+    """(language, value) -> item scores, for a metadata `key` holding one value or a list of values."""
+    cells: dict[tuple[str, str], list[float]] = {}
+    for s in scores:
+        md = s.sample_metadata or {}
+        values = md.get(key)
+        for value in values if isinstance(values, list) else [values] if values is not None else []:
+            cells.setdefault((str(md.get("language")), str(value)), []).append(_to_float(s.score.value))
+    return cells
+
+
+def paper_average(cells: Mapping[str, Sequence[float]], wanted: Sequence[str]) -> tuple[float, float] | None:
+    """The paper's AVG of one language: the unweighted mean of the accuracy of each wanted cell that has items,
+    with the standard error of that mean (cells independent; a cell's variance from (x + 1) / (n + 2), so an
+    all-right or all-wrong cell still has some). None when no wanted cell has items."""
+    present = [cells[c] for c in wanted if cells.get(c)]
+    if not present:
+        return None
+    means = [sum(v) / len(v) for v in present]
+    smoothed = [(sum(v) + 1) / (len(v) + 2) for v in present]
+    var = sum(p * (1 - p) / len(v) for p, v in zip(smoothed, present, strict=True)) / len(present) ** 2
+    return sum(means) / len(means), math.sqrt(var)
+
+
+def _group_entries(dim: str, cells: Mapping[tuple[str, str], list[float]]) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for (lang, value), vals in sorted(cells.items()):
+        mean = sum(vals) / len(vals)
+        se = math.sqrt(sum((v - mean) ** 2 for v in vals) / (len(vals) - 1) / len(vals)) if len(vals) > 1 else 0.0
+        key = breakdown_key(dim, f"{lang}/{value}")
+        out.update({key: mean, f"{key}:stderr": se, f"{key}:n": float(len(vals))})
+    return out
+
+
+def _chance(scores: Sequence[SampleScore], lang: str, tasks: Sequence[str]) -> float:
+    """The AVG a uniform guess expects in one language: the mean over the averaged tasks of their mean 1/k."""
+    per_task: dict[str, list[float]] = {}
+    for s in scores:
+        md = s.sample_metadata or {}
+        if md.get("language") == lang and md.get("task") in tasks:
+            per_task.setdefault(str(md["task"]), []).append(1 / int(md["k"]))
+    return sum(sum(v) / len(v) for v in per_task.values()) / len(per_task) if per_task else 0.0
+
+
+@metric
+def tombench_cells() -> Metric:
+    """The paper's headline and its table cells, from the items scored (so `--limit` and filters are honoured).
+
+    * `avg_zh`, `avg_en`: the task table's AVG, the unweighted mean over the paper's 8 tasks (`PAPER_TASKS`) of each
+      task's accuracy in that language (a run of other files only: the mean over the files run);
+    * `ability_avg_zh`, `ability_avg_en`: the ability table's AVG, the mean of its 6 category accuracies;
+    * `avg` (the headline): the mean of the languages' `avg_*`, with `avg_ci_low`/`avg_ci_high` (normal 95%
+      interval of a mean of independent cell accuracies) and `avg_chance` (the AVG of a uniform guess);
+    * the cells themselves as breakdown keys: `task_language=zh/False Belief Task`, `category_language=en/Belief`,
+      `ability_language=zh/Belief: Second-order beliefs` (accuracy, `:stderr`, `:n`).
+    """
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        tasks, categories = _cells(scores, "task"), _cells(scores, "categories")
+        out: dict[str, float] = {}
+        heads: list[tuple[float, float, float]] = []
+        for lang in sorted({lang for lang, _ in tasks}, key=lambda x: (x != "zh", x)):
+            mine = {t: v for (la, t), v in tasks.items() if la == lang}
+            wanted = PAPER_TASKS if any(t in mine for t in PAPER_TASKS) else sorted(mine)
+            avg = paper_average(mine, wanted)
+            if avg is not None:
+                out[f"avg_{lang}"] = avg[0]
+                heads.append((avg[0], avg[1], _chance(scores, lang, wanted)))
+            by_cat = paper_average({c: v for (la, c), v in categories.items() if la == lang}, CATEGORIES)
+            if by_cat is not None:
+                out[f"ability_avg_{lang}"] = by_cat[0]
+        if heads:
+            value = sum(h[0] for h in heads) / len(heads)
+            se = math.sqrt(sum(h[1] ** 2 for h in heads)) / len(heads)
+            out.update({"avg": value, "avg_ci_low": max(0.0, value - 1.96 * se),
+                        "avg_ci_high": min(1.0, value + 1.96 * se), "avg_chance": sum(h[2] for h in heads) / len(heads)})
+        out.update(_group_entries("task_language", tasks))
+        out.update(_group_entries("category_language", categories))
+        out.update(_group_entries("ability_language", _cells(scores, "abilities")))
         return out
 
     return compute

@@ -9,10 +9,12 @@ files (`opentom_data/`), which carry the fine-location label fix of February 202
     inspect eval tombench/opentom -T data=path/to/opentom_data --model tombench/recency
     inspect eval tombench/opentom -T genre=attitude,loc_fine_fo -T narrative=long --model ...
 
-Each question is asked with the paper's vanilla prompt for its genre (one user message, "Read and comprehend the
-following short story. Then, answer the question that follows.", the story, the question and the genre's answer
-instruction), read into one of the genre's class labels (`tombench.scorers.suites.opentom.read_label`) and scored
-right or wrong; the headline is macro-F1 per genre (`loc_coarse_fo` ... `attitude`), as in the paper's Table 3.
+Each question is asked with the paper's vanilla prompt for its genre (the authors' system message "You are an
+expert in modeling other's mental state.", then one user message, "Read and comprehend the following short story.
+Then, answer the question that follows.", the story, the question and the genre's answer instruction). Per genre
+(`loc_coarse_fo` ... `attitude`, the paper's Table 3 cells) the response is read as the authors' evaluator reads it
+and scored with their macro-F1 (`tombench.scorers.suites.opentom.paper_reading`); the headline `macro_f1` is the
+mean of those cells. Accuracy and `strict_f1` use our stricter whole-word reading (`read_label`).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from typing import Any
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
-from inspect_ai.solver import generate
+from inspect_ai.solver import generate, system_message
 
 from tombench.kit.errors import OptionError
 from tombench.kit.pinning import TaskData, UrlFile, fetch_files
@@ -39,6 +41,7 @@ __all__ = [
     "GENRES",
     "LICENSE",
     "PAPER_ITEMS",
+    "SYSTEM_PROMPT",
     "OpenToMQuestion",
     "build_prompt",
     "iter_questions",
@@ -47,7 +50,7 @@ __all__ = [
     "record_to_sample",
 ]
 
-TASK_VERSION = "1.0.0"
+TASK_VERSION = "1.1.0"
 
 #: The authors' GitHub repository at the commit that fixed the fine-location labels (2 Feb 2025); the Hub copy
 #: (`SeacowX/OpenToM`, commit 552b91a of the same day) holds the same files, but its full commit sha could not be
@@ -74,6 +77,9 @@ DATA = TaskData("opentom", f"the genre and metadata files of {RELEASE} (pinned b
 #: The paper's decoding for its GPT runs (`src/inference/gpt_inference.py`): temperature 0, top_p 0.95, 1024 tokens.
 CONFIG = GenerateConfig(temperature=0.0, top_p=0.95, max_tokens=1024)
 DIMENSIONS: tuple[str, ...] = ("genre", "order", "topic", "perspective")
+#: The system message of the authors' chat-model path (`src/utils/load_baseline_model.py`: GPT and Llama-2-Chat get
+#: it as `chatgpt_prefix`; only their Mixtral path, a model without a system role, goes without).
+SYSTEM_PROMPT = "You are an expert in modeling other's mental state."
 
 #: Each genre's question file in the authors' `opentom_data/` folder (the first name that exists is read: the
 #: February 2025 fix renamed the fine-location files to `*_new.json`).
@@ -181,6 +187,7 @@ def record_to_sample(q: OpenToMQuestion) -> Sample:
             # answers the prompt offers (2: Yes/No, 3: the multihop and attitude words); None: fine location is free
             "k": None if q.genre.startswith("loc_fine") else 2 if q.genre.startswith("loc_coarse") else 3,
             "story_key": q.story_key,
+            "question": q.question,
             "original_place": q.original_place,
             "move_to_place": q.move_to_place,
         },
@@ -252,7 +259,7 @@ def opentom(
         genre: keep only these genres (`loc_coarse_fo`, ..., `attitude`; comma-separated or repeated).
     """
     from tombench.scorers.suites.choice import suite_metrics
-    from tombench.scorers.suites.opentom import macro_f1_metric, opentom_answer, unreadable
+    from tombench.scorers.suites.opentom import opentom_answer, opentom_f1, unreadable
 
     (narrative,) = one_of("narrative", narrative, ("normal", "long")) or ["normal"]
     genres = one_of("genre", genre, GENRES)
@@ -263,9 +270,9 @@ def opentom(
     samples = [record_to_sample(q) for q in questions]
     return Task(
         dataset=MemoryDataset(samples, name=f"opentom-{narrative}", location=provenance["dataset_id"]),
-        solver=generate(),
+        solver=[system_message(SYSTEM_PROMPT), generate()],
         scorer=opentom_answer(),
-        metrics=[*suite_metrics(DIMENSIONS), macro_f1_metric(by=["genre"]), unreadable()],
+        metrics=[*suite_metrics(DIMENSIONS), opentom_f1(), unreadable()],
         config=CONFIG,
         version=TASK_VERSION,
         metadata=suite_metadata(

@@ -11,8 +11,11 @@ Chinese and the English version of the item), pinned by commit and SHA-256.
 Protocol (the paper's `run_api.py` and `get_results.py`, prompts of its Table 20): the system prompt of the item's
 language asks for the answer as `[[X]]`; the user message gives the story, the question and the options, shuffled
 anew for each of the `tries` (5); the item's prediction is the majority of the tries mapped back to the original
-letters. Accuracy is reported per task (file), per ability (31 ATOMS abilities; an item may test two), per ability
-category (6) and per language.
+letters. The headline is the paper's AVG: per language, the unweighted mean of the accuracies of its 8 tasks
+(`avg_zh`, `avg_en`; `avg` their mean), as in its task table; its ability table's AVG (mean of the 6 ability
+categories) is `ability_avg_zh` / `ability_avg_en`. Every task x language, category x language and ability x
+language cell is logged (`task_language=zh/False Belief Task`, ...), as is accuracy per task (file), per ability
+(31 ATOMS abilities; an item may test two), per ability category (6) and per language, pooled over the items.
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ __all__ = [
     "tom_bench",
 ]
 
-TASK_VERSION = "1.0.0"
+TASK_VERSION = "1.1.0"
 
 #: The authors' GitHub repository (no Hub release by the authors), pinned by commit and each file's SHA-256
 #: (computed on the real files, 2026-11). One file per task; each line is one bilingual item.
@@ -256,7 +259,7 @@ def tom_bench(
         tries: options shuffles per item, majority vote (the paper: 5; 1 asks each item once).
     """
     from tombench.scorers.suites.choice import suite_metrics
-    from tombench.scorers.suites.tom_bench import list_breakdown, majority_vote, tombench_answer
+    from tombench.scorers.suites.tom_bench import list_breakdown, majority_vote, tombench_answer, tombench_cells
 
     langs = one_of("language", language, LANGUAGES) or list(LANGUAGES)
     names = [n.removesuffix(".jsonl") for n in FILES]
@@ -273,14 +276,19 @@ def tom_bench(
         dataset=MemoryDataset(items, name="tombench", location=provenance["dataset_id"]),
         solver=shuffled_try(),
         scorer=tombench_answer(),
-        metrics=[*suite_metrics(DIMENSIONS), list_breakdown({"abilities": "ability", "categories": "category"})],
+        metrics=[
+            *suite_metrics(DIMENSIONS),
+            list_breakdown({"abilities": "ability", "categories": "category"}),
+            tombench_cells(),
+        ],
         epochs=Epochs(tries, majority_vote()),
         config=CONFIG,
         version=TASK_VERSION,
         metadata=suite_metadata(
             "tombench",
-            headline="accuracy",
-            groups=["language", "task", "ability"],
+            headline="avg",
+            groups=["task_language", "category_language"],
+            headline_parts=[f"avg_{lang}" for lang in langs],
             provenance=provenance,
             records=n_records,
             chance=chance,
