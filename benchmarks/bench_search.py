@@ -22,7 +22,15 @@ than `--max-similarity` (tombench.generators.exploretom.search.diversity). Repor
 * diversity: mean pairwise sentence Jaccard of each setting's kept stories (the issue's measure: stories in
   different contexts share no sentence) and mean pairwise *shape* similarity (names replaced by roles, so renaming
   does not count as diverse); lower = more diverse;
-* transfer: the other targets' first-order accuracy on the kept stories (lower = hard beyond the target searched).
+* transfer: the other targets' first-order accuracy on the kept stories (lower = hard beyond the target searched);
+* what the numbers measure (issue #28 point 6): beside equal model calls, the CPU seconds each method spent (free
+  draws cost no call but cost CPU: improved A* draws and screens many stories per call); beside the mean of
+  per-story accuracies, the question-weighted accuracy of the kept stories and their questions per story (a story
+  of few questions is likelier to be all wrong by chance, so a method that keeps shorter question sets looks harder
+  on the per-story mean); against the `random` target, the held-out accuracy: the kept stories' questions asked
+  again with fresh seeds. A target that guesses has nothing to find: the kept stories' accuracy is a selection
+  effect (the search picked the stories the guesses happened to miss), and the held-out accuracy shows it
+  (docs/search.md, "What the numbers measure").
 
 Prints tables; asserts nothing.
 """
@@ -33,6 +41,7 @@ import argparse
 import asyncio
 import math
 import random
+import resource
 import statistics
 import tempfile
 import time
@@ -69,8 +78,18 @@ METHODS = {
 BASELINE = "over-generate, pooled"
 
 
-def baseline_answerer(name: str, latency: float = 0.0, connections: int = 16):
-    """A target answering with an offline baseline, optionally behind an injected per-call latency."""
+def _cpu() -> float:
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+#: fresh seeds of the random target for the held-out accuracy (the searched target answers with seed 0)
+HELD_OUT_SEEDS = (1, 2, 3, 4, 5)
+
+
+def baseline_answerer(name: str, latency: float = 0.0, connections: int = 16, seed: int = 0):
+    """A target answering with an offline baseline, optionally behind an injected per-call latency. `seed` only
+    matters for `random` (its guess per prompt is seeded by the prompt and this seed)."""
     from tombench.models._baselines import answer
 
     sems: dict[int, asyncio.Semaphore] = {}  # one per event loop: each run_one is a fresh asyncio.run
@@ -80,7 +99,7 @@ def baseline_answerer(name: str, latency: float = 0.0, connections: int = 16):
             sem = sems.setdefault(id(asyncio.get_running_loop()), asyncio.Semaphore(connections))
             async with sem:
                 await asyncio.sleep(latency)
-        return answer(name, p.user, seed=0)
+        return answer(name, p.user, seed=seed)
 
     async def answer_all(prompts: list[Prompt]) -> list[str]:
         return list(await asyncio.gather(*(one(p) for p in prompts)))
@@ -101,9 +120,9 @@ def run_one(target, settings, contexts, method, mode, stories, budget, seed, par
                                         **({} if refine is None else {"refine": refine})), scope=scope,
                     expand_width=width)
     with tempfile.TemporaryDirectory() as tmp:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), _cpu()
         progress = asyncio.run(run_searches(settings, contexts, target, run, Path(tmp), parallel_settings=parallel))
-        wall = time.perf_counter() - t0
+        wall, cpu = time.perf_counter() - t0, _cpu() - c0
         found = read_jsonl(Path(tmp) / "stories.jsonl")
     by_setting: dict[str, list[dict]] = {}
     for r in found:
@@ -112,6 +131,7 @@ def run_one(target, settings, contexts, method, mode, stories, budget, seed, par
     if any(len(v) > stories for v in by_setting.values()):
         raise AssertionError("the runner kept more stories than asked")
     accs, lengths, sent, shape, ctxs = [], [], [], [], []
+    right = asked = 0
     per_setting, per_setting_sim = {}, {}
     filled = 0
     for s in settings:
@@ -121,6 +141,9 @@ def run_one(target, settings, contexts, method, mode, stories, budget, seed, par
         slots = [r["g"] for r in best] + [1.0] * (stories - len(best))
         per_setting[s.id] = statistics.mean(slots)
         accs += slots
+        for r in best:
+            right += sum(1 for q in r["answers"] if q["correct"])
+            asked += len(r["answers"])
         lengths += [sum(len(x) for x in r["story"]["sentences"]) for r in best]
         objs = [Story.from_dict(r["story"]) for r in best]
         if len(objs) >= 2:
@@ -134,6 +157,9 @@ def run_one(target, settings, contexts, method, mode, stories, budget, seed, par
         "found_in": {s.id for s in settings if by_setting.get(s.id)},
         "filled_in": {s.id for s in settings if len(by_setting.get(s.id, [])) >= stories},
         "acc": statistics.mean(accs),
+        # over the kept stories only: right answers / questions asked, and questions per kept story
+        "acc_q": right / asked if asked else float("nan"),
+        "questions": asked / len(found) if found else float("nan"),
         "per_setting": per_setting,
         "per_setting_sim": per_setting_sim,
         "kept": [r for v in by_setting.values() for r in v],
@@ -147,6 +173,7 @@ def run_one(target, settings, contexts, method, mode, stories, budget, seed, par
         "wasted": sum(p.wasted_calls for p in progress),
         "nodes": sum(p.spent for p in progress),
         "wall": wall,
+        "cpu": cpu,
     }
 
 
@@ -154,7 +181,8 @@ def merge_runs(runs: list[dict]) -> dict:
     """Several runs of one method (other run seeds, same settings) as one row: means, the acc's standard error, every
     kept story (for transfer), a setting filled or found when it was in every run / in any run."""
     out = dict(runs[0])
-    for key in ("acc", "fill", "sentence_jaccard", "shape_similarity", "contexts", "length"):
+    for key in ("acc", "acc_q", "questions", "fill", "sentence_jaccard", "shape_similarity", "contexts", "length",
+                "cpu"):
         out[key] = statistics.mean(r[key] for r in runs)
     for key in ("calls", "wasted", "nodes", "stories"):
         out[key] = round(statistics.mean(r[key] for r in runs))
@@ -187,6 +215,13 @@ def transfer_accuracy(records: list[dict], answerer, g: str = "acc") -> float:
         return list(await asyncio.gather(*(one(r) for r in records)))
 
     return statistics.mean(asyncio.run(all_())) if records else float("nan")
+
+
+def held_out_accuracy(records: list[dict], g: str = "acc") -> float:
+    """The random target's accuracy on the kept stories' searched questions asked again with fresh seeds (mean over
+    the seeds of the mean over stories): what the stories are worth against a guesser once the selection is gone."""
+    return statistics.mean(transfer_accuracy(records, baseline_answerer("random", seed=s), g)
+                           for s in HELD_OUT_SEEDS)
 
 
 def _split_methods(value: str) -> list[str]:
@@ -256,7 +291,7 @@ def main() -> None:
     ap.add_argument("--connections", type=_number(int, 1), default=16)
     args = ap.parse_args()
     methods = _split_methods(args.methods)
-    console = Console(width=160)
+    console = Console(width=240)
     types = [t.strip() for t in args.story_types.split(",")] if args.story_types else None
     settings = sample_settings(args.settings, args.seed, types)
     if not settings:
@@ -284,8 +319,9 @@ def main() -> None:
                             f"stories x {args.budget} {args.budget_unit} (seed {args.seed}, max shape similarity "
                             f"{args.max_similarity}); kept stories' accuracy, a missing story counting as 1.0")
         for col in ("target", "method", "mean acc (lower=harder)", f"gain vs {BASELINE} (points)", "headroom taken",
+                    "q-weighted acc (kept)", "questions / kept story", "held-out acc (fresh seeds)",
                     "fill", "fill (feasible)", "sentence Jaccard", "shape similarity", "contexts / setting",
-                    "transfer acc", "mean length", "model calls", "wall s"):
+                    "transfer acc", "mean length", "model calls", "CPU s", "wall s"):
             table.add_column(col, justify="right")
         for name, target in targets:
             rows = {label: repeated(target, label) for label in methods}
@@ -311,9 +347,15 @@ def main() -> None:
                 acc = f"{r['acc']:.3f}" + (f" ± {r['acc_se']:.3f}" if "acc_se" in r else "")
                 shape = f"{r['shape_similarity']:.3f}" + (f" ± {r['shape_similarity_se']:.3f}"
                                                           if "shape_similarity_se" in r else "")
-                table.add_row(name, label, acc, gain, taken, f"{r['fill']:.0%}", fill_f,
+                held = f"{held_out_accuracy(r['kept'], args.g):.3f}" if name == "random" and r["kept"] else "–"
+                table.add_row(name, label, acc, gain, taken, f"{r['acc_q']:.3f}", f"{r['questions']:.1f}", held,
+                              f"{r['fill']:.0%}", fill_f,
                               f"{r['sentence_jaccard']:.2f}", shape, f"{r['contexts']:.1f}",
-                              tr, f"{r['length']:.1f}", str(r["calls"]), f"{r['wall']:.1f}")
+                              tr, f"{r['length']:.1f}", str(r["calls"]), f"{r['cpu']:.1f}", f"{r['wall']:.1f}")
+            if name == "random":
+                console.print("random: the kept stories' accuracy is a selection effect (the guesses the search saw "
+                              "happened to miss them); held-out acc asks their questions again with seeds "
+                              f"{', '.join(map(str, HELD_OUT_SEEDS))}, what is left of it")
             if others and not args.no_transfer:
                 console.print(f"{name}: transfer acc = accuracy of {' / '.join(n for n, _ in others)} on the stories "
                               f"found against {name}")
@@ -346,13 +388,15 @@ def main() -> None:
     # wall time against a slow model: is the search keeping the connections busy?
     table = Table(title=f"Wall time with {args.latency}s injected latency and {args.connections} connections "
                         "(bound = calls x latency / connections)")
-    for col in ("method", "model calls", "of them wasted", "wall s", "bound s", "wall / bound"):
+    for col in ("method", "model calls", "of them wasted", "CPU s", "CPU ms / call", "wall s", "bound s",
+                "wall / bound"):
         table.add_column(col, justify="right")
     target = baseline_answerer("recency", args.latency, args.connections)
     for label in methods:
         r = run(target, label)
         bound = r["calls"] * args.latency / args.connections
-        table.add_row(label, str(r["calls"]), str(r["wasted"]), f"{r['wall']:.1f}",
+        table.add_row(label, str(r["calls"]), str(r["wasted"]), f"{r['cpu']:.1f}",
+                      f"{1000 * r['cpu'] / r['calls']:.2f}" if r["calls"] else "–", f"{r['wall']:.1f}",
                       f"{bound:.1f}", f"{r['wall'] / bound:.2f}" if bound else "–")
     console.print(table)
 

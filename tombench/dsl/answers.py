@@ -21,6 +21,7 @@ Everything here is a pure function of strings; see docs/answer-matching.md for t
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
@@ -144,9 +145,12 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;:\n])\s+|\n+")
 _STORY_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
-def _story_spans(story: str) -> list[tuple[str, ...]]:
+@functools.lru_cache(maxsize=1024)
+def _story_spans(story: str) -> tuple[tuple[str, ...], ...]:
     """The story's sentences as token sequences (and each without its ", which is also located in ..." tail), longest
-    first: a response that copies one of them is restating the story, not answering."""
+    first: a response that copies one of them is restating the story, not answering.
+
+    Cached: the search checks every question of a story against the same text (issue #28)."""
     spans: set[tuple[str, ...]] = set()
     for sentence in _STORY_SENTENCE.split(story.strip()):
         toks = tuple(_tokens(sentence))
@@ -154,7 +158,7 @@ def _story_spans(story: str) -> list[tuple[str, ...]]:
         for span in (toks, head):
             if len(span) >= 3:
                 spans.add(span)
-    return sorted(spans, key=len, reverse=True)
+    return tuple(sorted(spans, key=len, reverse=True))
 
 
 def _mask(tokens: list[str], spans: Sequence[tuple[str, ...]]) -> tuple[list[str], bool]:

@@ -1,0 +1,249 @@
+"""Harness throughput of `tombench search`: CPU per model call and calls per second, per method (issue #28 point 1).
+
+    python benchmarks/bench_throughput.py                       # issue #28's grid, both targets, three methods
+    python benchmarks/bench_throughput.py --methods paper --targets server --latency 0.05 --max-connections 128
+
+Two targets answer the same way (the `recency` baseline), so a method makes the same calls against both:
+
+* `instant`: `--model tombench/recency`, the in-process baseline behind Inspect's generate (no latency at all: the
+  wall time is the process's own CPU, the model's included);
+* `server`: a local OpenAI-compatible HTTP server (uvicorn + starlette, in a process of its own) with a fixed
+  latency per request and `--slots` concurrent slots, reached through Inspect's `openai-api` provider: a stand-in
+  for a vLLM server, where the harness's CPU and the HTTP client's are what stand between the model and its calls.
+
+Each (method, target) runs in a fresh child process. CPU is that process's user + system time from the start of the
+search to its end (its start-up, imports included, left out); calls are the prompts the search put to the model.
+Printed per row: model calls, CPU ms per call, calls per second of wall time, the harness's share of wall time (CPU /
+wall: near 1 means the harness, not the model, sets the pace), and against the server the latency bound (calls x
+latency / connections) and wall / bound. Machine-dependent: compare rows of one run (docs/scale.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+METHODS = {
+    "improved": ["--method", "astar", "--mode", "improved"],
+    "paper": ["--method", "astar", "--mode", "paper"],
+    "over-generate": ["--method", "over-generate"],
+}
+
+
+def _cpu() -> float:
+    import resource
+
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
+
+
+# ---------------------------------------------------------------------------------------------------- the server
+def _server_app(latency: float, slots: int):
+    """A starlette app answering /v1/chat/completions with the recency baseline after `latency` seconds, at most
+    `slots` requests at once (the others queue, as on a server whose batch is full)."""
+    import asyncio
+
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    from tombench.models._baselines import answer
+
+    sem = asyncio.Semaphore(slots)
+    count = [0]
+
+    async def completions(request: Request) -> JSONResponse:
+        body = await request.json()
+        user = next(m["content"] for m in reversed(body["messages"]) if m["role"] == "user")
+        if isinstance(user, list):  # content parts
+            user = "".join(p.get("text", "") for p in user)
+        async with sem:
+            await asyncio.sleep(latency)
+            text = answer("recency", user)
+        count[0] += 1
+        words = sum(len(str(m.get("content", "")).split()) for m in body["messages"])
+        return JSONResponse({
+            "id": f"cmpl-{count[0]}", "object": "chat.completion", "created": int(time.time()),
+            "model": body.get("model", "recency"),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": words, "completion_tokens": len(text.split()),
+                      "total_tokens": words + len(text.split())},
+        })
+
+    async def models(request: Request) -> JSONResponse:
+        return JSONResponse({"object": "list", "data": [{"id": "recency", "object": "model"}]})
+
+    return Starlette(routes=[Route("/v1/chat/completions", completions, methods=["POST"]),
+                             Route("/v1/models", models)])
+
+
+def _serve(port: int, latency: float, slots: int) -> None:
+    import uvicorn
+
+    uvicorn.run(_server_app(latency, slots), host="127.0.0.1", port=port, log_level="warning", access_log=False,
+                backlog=4096, limit_concurrency=None)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def _server(latency: float, slots: int):
+    """The stand-in server in a child process, its base URL while the block runs."""
+    import httpx
+
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, __file__, "--serve", str(port), "--latency", str(latency),
+                             "--slots", str(slots)])
+    try:
+        url = f"http://127.0.0.1:{port}/v1"
+        for _ in range(300):
+            try:
+                if httpx.get(f"{url}/models", timeout=1.0).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        else:
+            raise SystemExit("the stand-in server did not start")
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+# ---------------------------------------------------------------------------------------------------- one run
+def _one(method: str, model: str, args: argparse.Namespace) -> dict:
+    """Run one search in this process; its calls, CPU and wall time (the start-up is measured apart)."""
+    start = _cpu()
+    import inspect_ai.model  # noqa: F401  (the start-up: imports, left out of the CPU per call)
+
+    import tombench._registry  # noqa: F401
+    import tombench.commands.search as command
+    import tombench.generators.exploretom.search.runner  # noqa: F401
+    import tombench.tasks.exploretom._answerer as adapter
+
+    calls = [0]
+    make = adapter.inspect_answerer
+
+    def counting(*a, **k):
+        inner = make(*a, **k)
+
+        async def answer(prompts):
+            calls[0] += len(prompts)
+            return await inner(prompts)
+
+        answer.model_name = inner.model_name  # type: ignore[attr-defined]
+        return answer
+
+    adapter.inspect_answerer = counting
+    with tempfile.TemporaryDirectory() as tmp:
+        argv = ["--model", model, "--story-types", args.story_types, "--asymmetric", "both", "--people", args.people,
+                "--moves", args.moves, "--stories-per-setting", str(args.stories_per_setting), "--budget",
+                str(args.budget), "--budget-unit", "calls", "--seed", str(args.seed), "--no-cache",
+                "--out", str(Path(tmp) / "run"), *METHODS[method]]
+        if args.max_connections:
+            argv += ["--max-connections", str(args.max_connections)]
+        t0, w0 = _cpu(), time.perf_counter()
+        with contextlib.redirect_stdout(open(os.devnull, "w")):
+            command.search.main(argv, standalone_mode=False)
+        cpu, wall = _cpu() - t0, time.perf_counter() - w0
+        kept = [json.loads(x) for x in (Path(tmp) / "run" / "stories.jsonl").read_text().splitlines()]
+    import hashlib
+
+    # the kept stories without the model's name: the same answers must keep the same stories against both targets
+    stories = json.dumps([(r["id"], r["text"], r["g"]) for r in kept]).encode()
+    return {"method": method, "model": model, "calls": calls[0], "cpu": cpu, "wall": wall, "startup": t0 - start,
+            "stories_sha256": hashlib.sha256(stories).hexdigest()[:16]}
+
+
+def _child(method: str, target: str, args: argparse.Namespace, url: str | None) -> dict:
+    """`_one` in a fresh process (nothing cached from an earlier row)."""
+    env = dict(os.environ)
+    model = "tombench/recency"
+    if target == "server":
+        env.update(LOCAL_BASE_URL=url or "", LOCAL_API_KEY="none")
+        model = "openai-api/local/recency"
+    cmd = [sys.executable, __file__, "--one", method, model, "--story-types", args.story_types, "--people",
+           args.people, "--moves", args.moves, "--stories-per-setting", str(args.stories_per_setting), "--budget",
+           str(args.budget), "--seed", str(args.seed)]
+    if target == "server" or args.max_connections:
+        cmd += ["--max-connections", str(args.max_connections or 64)]
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
+    line = next((x for x in out.stdout.splitlines() if x.startswith("RESULT ")), None)
+    if line is None:
+        raise SystemExit(f"{method} against {target} failed:\n{out.stderr[-3000:]}")
+    return {**json.loads(line[len("RESULT "):]), "target": target}
+
+
+def _table(rows: list[dict], latency: float, connections: int) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    t = Table(title=f"tombench search throughput (server: {latency}s per request, {connections} connections)")
+    for col in ("method", "target", "model calls", "CPU ms / call", "calls / s", "harness share of wall",
+                "latency bound s", "wall / bound", "stories sha256"):
+        t.add_column(col, justify="right")
+    for r in rows:
+        bound = r["calls"] * latency / connections if r["target"] == "server" else None
+        t.add_row(r["method"], r["target"], str(r["calls"]), f"{1000 * r['cpu'] / max(r['calls'], 1):.2f}",
+                  f"{r['calls'] / r['wall']:.0f}", f"{r['cpu'] / r['wall']:.0%}",
+                  "–" if bound is None else f"{bound:.1f}", "–" if bound is None else f"{r['wall'] / bound:.2f}",
+                  r["stories_sha256"])
+    Console(width=170).print(t)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--methods", default="improved,paper,over-generate")
+    ap.add_argument("--targets", default="instant,server", help="comma-separated: instant, server")
+    ap.add_argument("--latency", type=float, default=0.05, help="the server's seconds per request")
+    ap.add_argument("--slots", type=int, default=1024, help="requests the server works on at once")
+    ap.add_argument("--max-connections", type=int, default=None,
+                    help="Inspect's concurrent calls (default: the model's; 64 against the server)")
+    ap.add_argument("--story-types", default="tomi,all")
+    ap.add_argument("--people", default="3")
+    ap.add_argument("--moves", default="3")
+    ap.add_argument("--stories-per-setting", type=int, default=5)
+    ap.add_argument("--budget", type=int, default=200)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--json", type=Path, default=None, help="also write the rows here")
+    ap.add_argument("--one", nargs=2, metavar=("METHOD", "MODEL"), help=argparse.SUPPRESS)
+    ap.add_argument("--serve", type=int, metavar="PORT", help=argparse.SUPPRESS)
+    args = ap.parse_args()
+    if args.serve:
+        _serve(args.serve, args.latency, args.slots)
+        return
+    if args.one:
+        print("RESULT " + json.dumps(_one(args.one[0], args.one[1], args)), flush=True)
+        return
+    methods = [m.strip() for m in args.methods.split(",") if m.strip()]
+    unknown = [m for m in methods if m not in METHODS]
+    if unknown:
+        ap.error(f"unknown methods {unknown}; choose from {list(METHODS)}")
+    targets = [t.strip() for t in args.targets.split(",") if t.strip()]
+    rows = []
+    with contextlib.ExitStack() as stack:
+        url = stack.enter_context(_server(args.latency, args.slots)) if "server" in targets else None
+        for method in methods:
+            for target in targets:
+                rows.append(_child(method, target, args, url))
+                print(json.dumps(rows[-1]), file=sys.stderr, flush=True)
+    _table(rows, args.latency, args.max_connections or 64)
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
