@@ -12,7 +12,7 @@ apostrophe, "+" or "-": "B's", "C++", "A+", "D-Day" are never options):
 2. **A list goes on as it began**: after another letter and a separator (",", "and", "or", "nor", "/", "&"), a
    letter is what that letter was: "options C and D" (both options), "Plan A or B" (neither).
 3. **A name, not an option**: right after a word that names things with letters (`_NAME_WORDS`: "plan",
-   "vitamin", "room", "box", "type", "grade", "section", ...), or after any capitalised word that is not one of
+   "vitamin", "room", "box", "type", "grade", "section", "labelled", the articles "a"/"an" of a grade, ...), or after any capitalised word that is not one of
    the words an option letter follows in an analysis (`_BEFORE_LETTER`: "Because", "Unlike", "Only", ...), the
    letter is part of a name: "Plan B", "Vitamin C", "folder D", "Type A", "Hepatitis B". A letter after
    punctuation or at the start has no word before it; after any other lower-case word ("notices B", "supports
@@ -31,7 +31,8 @@ A->C, B->A becomes "A ... C", not "A ... A".
 The check (`analysis_verdict`) reads what the analysis claims, independently of how letters were rewritten: the
 letters it calls correct ("the correct answer is B", "B is correct", "Answer: B") must be the key, and the key must
 not be among the letters it describes as a distractor ("A seems plausible", "C is wrong", "D ignores ..."). So
-after a remap that left "A seems plausible" naming the new key, the check fails.
+after a remap that left "A seems plausible" naming the new key, the check fails; and `claims_follow` compares the
+claims before and after a remap (each must move with its option), which also catches a distractor left behind.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["Reference", "option_references", "remap_letters", "analysis_claims", "analysis_verdict"]
+__all__ = ["Reference", "option_references", "remap_letters", "analysis_claims", "analysis_verdict", "claims_follow"]
 
 _LETTER = re.compile(r"(?<![\w'’+\-°.&])([A-D])(?![\w'’+\-°&]|\.\w)")
 _OPTION_WORD = re.compile(
@@ -49,6 +50,7 @@ _OPTION_WORD = re.compile(
     re.IGNORECASE,
 )
 _LIST_GAP = re.compile(r"^[)\]*]*\s*(?:,\s*(?:and|or|nor)?|and|or|nor|/|&)\s*\**[(\[]?$", re.IGNORECASE)
+_BARE_COMMA = re.compile(r"^[)\]*]*\s*,\s*\**[(\[]?$")
 _PREV_WORD = re.compile(r"([A-Za-z][A-Za-z'’.]*)\s+$")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]|\n)[\s*_#>•\-]*$")
 _NEXT = re.compile(r"[)\]*]*\s*(\S*)")
@@ -60,19 +62,21 @@ _BEFORE_LETTER = frozenset(
     of to over between from vs versus with against for by about on into than
     is are was were be being been
     choose chooses chose chosen choosing pick picks picked picking select selects selected selecting prefer prefers
-    preferred preferring make makes made making mark marks marked call calls called eliminate eliminates eliminated
+    preferred preferring make makes made making eliminate eliminates eliminated
     eliminating reject rejects rejected rejecting rule rules ruled out favor favors favour favours consider considers
     considering answer answered says say said excluding except including leaving leaves leave""".split()
 )
-#: Lower-case words that name things with a letter (rule 3): a letter right after one is part of a name.
+#: Lower-case words that name things with a letter (rule 3): a letter right after one is part of a name; the
+#: articles too ("got an A", "a B+" are grades, never options).
 _NAME_WORDS = frozenset(
-    """plan plans vitamin vitamins hepatitis type types grade grades class classes category level levels section
+    """a an plan plans vitamin vitamins hepatitis type types grade grades class classes category level levels section
     sections part parts room rooms box boxes folder folders drawer drawers shelf shelves cabinet locker lockers bin
     bins basket baskets bag bags jar jars bottle bottles envelope envelopes container containers cupboard door doors
     building buildings apartment flat suite floor wing hall lab block unit units gate gates platform exit terminal
     seat row lane track line route bus team teams group groups player person agent character site zone ward table
     desk court field tier size cell bed phase stage step version draft model project task area point city town
-    island planet star paper exam test quiz slot file files mr mrs ms dr""".split()
+    island planet star paper exam test quiz slot file files mr mrs ms dr labelled labeled named called marked
+    tagged""".split()
 )
 _TITLES = frozenset({"mr", "mrs", "ms", "dr", "st", "no"})
 #: Verbs and adverbs that follow an option letter opening a sentence, never the article "A" (rule 4).
@@ -93,6 +97,7 @@ class Reference:
     start: int
     letter: str
     option: bool
+    joined: str = ""  # the list separator that joins it to the letter before ("C and D", "A, B or C"), if any
 
 
 def _verb_like(word: str) -> bool:
@@ -122,12 +127,11 @@ def _article(text: str, m: re.Match[str]) -> bool:
     return bool(nxt) and nxt[0].isalpha() and not _verb_like(nxt)
 
 
-def _is_option(text: str, m: re.Match[str], previous: Reference | None, previous_end: int) -> bool:
+def _is_option(text: str, m: re.Match[str], previous: Reference | None, joined: bool) -> bool:
     before = text[: m.start()]
     if _OPTION_WORD.search(before[-40:]):
         return True  # rule 1
-    gap = text[previous_end : m.start()].strip()
-    if previous is not None and gap and _LIST_GAP.match(gap):
+    if previous is not None and joined:
         return previous.option  # rule 2
     if (word := _PREV_WORD.search(before[-40:])) is not None and _names_a_thing(word.group(1)):
         return False  # rule 3
@@ -140,7 +144,9 @@ def option_references(text: str) -> list[Reference]:
     previous_end = 0
     for m in _LETTER.finditer(text):
         prev = refs[-1] if refs else None
-        refs.append(Reference(m.start(), m.group(1), _is_option(text, m, prev, previous_end)))
+        gap = text[previous_end : m.start()].strip()
+        joined = gap if prev is not None and gap and _LIST_GAP.match(gap) is not None else ""
+        refs.append(Reference(m.start(), m.group(1), _is_option(text, m, prev, bool(joined)), joined))
         previous_end = m.end()
     return refs
 
@@ -166,11 +172,12 @@ _CORRECT_BEFORE = re.compile(
     re.IGNORECASE,
 )
 _WRONG_AFTER = re.compile(
-    r"^[)\]*]*\s*(?:(?:is|was|are|would\s+be)\s+(?:also\s+|clearly\s+|therefore\s+)?"
-    r"(?:not\s+(?:correct|right)|wrong|incorrect|false|mistaken|implausible|unlikely|a\s+distractor|tempting)"
+    r"^[)\]*]*\s*(?:both\s+|all\s+|each\s+|also\s+)?(?:(?:is|was|are|were|would\s+be)\s+(?:also\s+|clearly\s+"
+    r"|therefore\s+|both\s+|all\s+)?"
+    r"(?:not\s+(?:correct|right)|wrong|incorrect|false|mistaken|implausible|unlikely|(?:a\s+)?distractors?|tempting)"
     r"|(?:seems?|sounds?|looks?|might\s+seem|may\s+seem|could\s+seem)\b(?!\s+(?:to\s+be\s+)?(?:correct|right|best))"
     r"|(?:ignores?|confuses?|misreads?|overlooks?|fails?|mistakes?|assumes?|contradicts?|neglects?|reverses?"
-    r"|misses|miss)\b)",
+    r"|misses|miss|forgets?)\b)",
     re.IGNORECASE,
 )
 _CORRECT_AFTER = re.compile(
@@ -178,19 +185,40 @@ _CORRECT_AFTER = re.compile(
 )
 
 
-def analysis_claims(text: str) -> tuple[set[str], set[str]]:
-    """(letters the analysis calls correct, letters it describes as distractors), read from the phrases around
-    each option letter, not from how the letters were rewritten."""
-    correct: set[str] = set()
-    wrong: set[str] = set()
-    for ref in option_references(text):
+def _lists(refs: list[Reference]) -> list[list[Reference]]:
+    """The option references grouped into lists ("C and D", "A, B or C"; a lone letter is a list of one)."""
+    groups: list[list[Reference]] = []
+    for ref in refs:
         if not ref.option:
             continue
-        before, after = text[: ref.start], text[ref.start + 1 :]
+        if ref.joined and groups and groups[-1][-1].option:
+            groups[-1].append(ref)
+        else:
+            groups.append([ref])
+    return [part for group in groups for part in _closed(group)]
+
+
+def _closed(group: list[Reference]) -> list[list[Reference]]:
+    """A list ends with "and", "or", "nor", "/" or "&" ("A, B and C"); a letter after a bare comma that closes
+    nothing starts a clause of its own ("Unlike A, C misreads ...")."""
+    if len(group) > 1 and _BARE_COMMA.match(group[-1].joined):
+        return [*_closed(group[:-1]), [group[-1]]]
+    return [group]
+
+
+def analysis_claims(text: str) -> tuple[set[str], set[str]]:
+    """(letters the analysis calls correct, letters it describes as distractors), read from the phrases around
+    each option letter (a list shares the phrase around it: "Options C and D are wrong"), not from how the
+    letters were rewritten."""
+    correct: set[str] = set()
+    wrong: set[str] = set()
+    for group in _lists(option_references(text)):
+        before, after = text[: group[0].start], text[group[-1].start + 1 :]
+        letters = {ref.letter for ref in group}
         if _WRONG_AFTER.match(after) or _WRONG_BEFORE.search(before[-40:]):
-            wrong.add(ref.letter)
+            wrong |= letters
         elif _CORRECT_BEFORE.search(before[-40:]) or _CORRECT_AFTER.match(after):
-            correct.add(ref.letter)
+            correct |= letters
     return correct, wrong
 
 
@@ -207,3 +235,12 @@ def analysis_verdict(text: str, key: str) -> Verdict:
     if correct - {key} or key in wrong:
         return "contradicts"
     return "consistent"
+
+
+def claims_follow(before: str, after: str, mapping: Mapping[str, str]) -> bool:
+    """Whether the claims of a rewritten analysis are those of the original moved by `mapping` (old -> new): each
+    letter called correct or a distractor before is called so under its new letter after, and no other. Catches
+    a rewrite that left a letter behind ("A seems plausible" kept while A's option moved to C)."""
+    c0, w0 = analysis_claims(before)
+    c1, w1 = analysis_claims(after)
+    return ({mapping.get(x, x) for x in c0}, {mapping.get(x, x) for x in w0}) == (c1, w1)

@@ -33,7 +33,7 @@ from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
 
 from tombench.generators.tomsynth._calls import attempt_caches
 from tombench.generators.tomsynth.items import LETTERS, Item, append_jsonl, read_jsonl
-from tombench.generators.tomsynth.letters import analysis_verdict, remap_letters
+from tombench.generators.tomsynth.letters import analysis_verdict, claims_follow, remap_letters
 from tombench.generators.tomsynth.parsing import JUDGMENTS, parse_verdict
 from tombench.generators.tomsynth.prompts import verification_prompt
 from tombench.kit.calls import ask_until_parsed
@@ -185,14 +185,23 @@ def answer_distribution(items: Sequence[Item]) -> dict[str, int]:
     return {letter: counts.get(letter, 0) for letter in LETTERS}
 
 
-def analysis_check(items: Sequence[Item], key: Callable[[Item], str] = lambda i: i.answer) -> dict[str, Any]:
+def _moves(before: Item, after: Item) -> dict[str, str]:
+    """old letter -> new letter of each option (by its text; stage 1 made the texts distinct)."""
+    new = {text: letter for letter, text in after.options.items()}
+    return {letter: new.get(text, letter) for letter, text in before.options.items()}
+
+
+def analysis_check(items: Sequence[Item], before: Sequence[Item] | None = None) -> dict[str, Any]:
     """How many analyses name their key (`letters.analysis_verdict`): consistent, contradicting (ids kept) and
-    unchecked (no claim to read). Run on the generator's keys before stage 2 and on the moved keys after it, so a
-    remap that breaks an analysis shows as a contradiction that was not there before."""
+    unchecked (no claim to read). With `before` (the same items before stage 2), an analysis also contradicts when
+    its claims did not move with the options (`letters.claims_follow`). Run before and after stage 2 and on the
+    output, so a remap that breaks an analysis shows as a contradiction that was not there before."""
     counts: Counter[str] = Counter()
     contradicting = []
-    for item in items:
-        verdict = analysis_verdict(item.analysis, key(item))
+    for n, item in enumerate(items):
+        verdict = analysis_verdict(item.analysis, item.answer)
+        if before is not None and not claims_follow(before[n].analysis, item.analysis, _moves(before[n], item)):
+            verdict = "contradicts"
         counts[verdict] += 1
         if verdict == "contradicts":
             contradicting.append(item.id)
@@ -395,7 +404,7 @@ async def run_qc(
     report.answers_before = answer_distribution(kept)
     report.analysis_before = analysis_check(kept)
     balanced = stage2_balance(kept, random.Random(seed))
-    report.analysis_after = analysis_check(balanced)
+    report.analysis_after = analysis_check(balanced, before=kept)
     report.stage2_reordered = sum(a.answer != b.answer for a, b in zip(kept, balanced, strict=True))
     report.answers_after = answer_distribution(balanced)
 
@@ -426,7 +435,8 @@ async def run_qc(
         report.final_reordered = sum(a.answer != b.answer for a, b in zip(final, rebalanced, strict=True))
         final = rebalanced
     report.answers_final = answer_distribution(final)
-    report.analysis_final = analysis_check(final)
+    generated = {item.id: item for item in kept}  # each output item as the generator wrote it
+    report.analysis_final = analysis_check(final, before=[generated.get(i.id, i) for i in final])
     report.output = len(final)
     report.longest_is_correct_pct = longest_is_correct_pct(final)
     return final, report
