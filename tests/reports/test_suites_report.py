@@ -96,3 +96,28 @@ def test_tombench_cell_is_the_papers_avg_per_language(tmp_path: Path) -> None:
     assert table.rows[1][0] == "chance" and table.rows[1][1] == f"{100 * result.chance:.1f}"
     groups = {t.title.split(":")[0]: t for t in suite_groups_tables([result])}
     assert "task_language=zh/False Belief Task" in groups["ToMBench"].columns
+
+
+def test_chance_row_is_the_chance_of_the_samples_scored(tmp_path: Path) -> None:
+    """Issue #31 point 4: the chance row reads the logged chance of the samples scored (Hi-ToM: a subset's, the full
+    run's equal to the task's; the fixture's items all have 15 options, so `test_chance.py` checks a subset of mixed
+    k on ToMBench's logged metric). ToMBench (headline AVG): a run of 4-option items only reads 25.0, not 26.0."""
+    from tombench.tasks.suites.tom_bench import tom_bench
+
+    def hi() -> object:
+        return hitom(data=str(FIXTURES / "Hi-ToM_data.json"))
+
+    ks = {s.id: len(s.metadata["options"]) for s in hi().dataset}  # type: ignore[attr-defined]
+    widest = [sid for sid, k in ks.items() if k == max(ks.values())][:3]
+    (full,) = inspect_eval(hi(), model="tombench/primacy", log_dir=str(tmp_path / "full"), display="none")
+    inspect_eval(hi(), model="tombench/oracle", sample_id=widest, log_dir=str(tmp_path / "part"), display="none")
+    (r_full,) = load_suite_results([tmp_path / "full"])
+    (r_part,) = load_suite_results([tmp_path / "part"])
+    assert r_full.chance == pytest.approx(full.eval.metadata["chance"])
+    assert r_part.chance == pytest.approx(1 / max(ks.values()))
+    assert suites_table([r_part]).rows[-1] == ["chance", f"{100 / max(ks.values()):.1f}"]
+    task = tom_bench(data=str(FIXTURES / "tombench"), tries=1, language="en")
+    four = [s.id for s in task.dataset if s.metadata["k"] == 4]
+    inspect_eval(task, model="tombench/oracle", sample_id=four, log_dir=str(tmp_path / "tb"), display="none")
+    (r_tb,) = load_suite_results([tmp_path / "tb"])
+    assert r_tb.chance == pytest.approx(0.25)

@@ -207,7 +207,7 @@ def evaluate(
     with _progress() as progress:
         bar = progress.add_task("dialogues", total=len(records))
         judgements = _run(
-            evaluate_dataset(records, model, Path(out) if out else None, metrics=chosen,
+            evaluate_dataset(records, model, Path(out) if out else None, metrics=chosen, name=judge,
                              max_concurrent=max_concurrent, cache=cache, on_progress=lambda: progress.advance(bar)),
             "evaluation",
         )

@@ -180,6 +180,10 @@ def _report_table(report: dict[str, Any]) -> Table:
                   ", ".join(f"{k}={v}" for k, v in sorted(s3["judgments"].items())))
     table.add_row("length bias + balancing again", str(lb["removed_after_stage3"]), "",
                   f"reordered {fb['reordered']}; keys {_keys(fb['answers'])}")
+    an = report["analysis"]
+    table.add_row("analyses naming the key", "", "",
+                  " -> ".join(f"{a['consistent']} ok, {a['contradicts']} contradict, {a['unchecked']} unchecked"
+                              for a in (an["before_stage2"], an["after_stage2"])))
     table.add_row("output", "", "", f"{report['output']} (correct option is the longest in "
                   f"{report['longest_option_is_correct_pct']:.1f}%; chance 25%)")
     return table

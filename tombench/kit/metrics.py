@@ -19,7 +19,9 @@ from inspect_ai.scorer import Metric, SampleScore, metric
 
 from tombench.kit.intervals import wilson_interval
 
-__all__ = ["BreakdownEntry", "accuracy_interval", "breakdown", "breakdown_key", "parse_breakdown", "wilson95"]
+__all__ = [
+    "BreakdownEntry", "accuracy_interval", "breakdown", "breakdown_key", "chance_level", "parse_breakdown", "wilson95",
+]
 
 
 def breakdown_key(dimension: str, value: object) -> str:
@@ -136,5 +138,33 @@ def accuracy_interval() -> Metric:
         values = [s.score.as_float() for s in scores]
         lo, hi = wilson_interval(sum(values), len(values))
         return {"accuracy_ci_low": lo, "accuracy_ci_high": hi}
+
+    return compute
+
+
+def _sample_chance(md: Mapping[str, object]) -> float | None:
+    """The chance level of one sample from its metadata: `chance` (1/k) when the task records it, else 1/`k`;
+    None for a free-form item (no `k`)."""
+    if (value := md.get("chance")) is not None:
+        return float(value)  # type: ignore[arg-type]
+    k = md.get("k")
+    return 1 / float(k) if k else None  # type: ignore[arg-type]
+
+
+@metric
+def chance_level() -> Metric:
+    """`chance`: the expected accuracy of a uniform guess (the mean of 1/k) over the samples actually scored.
+
+    Why a metric and not a number fixed when the task is built: `--limit`, `--sample-id` and failed samples change
+    which items a run scores, and a constant over the whole dataset then describes a run that never happened (a
+    ToMBench run of 4-option items only would claim 0.292). Logged only when every scored sample is multiple choice
+    (each has a `chance` or `k` in its metadata): a run that mixes in free-form items has no chance level.
+    """
+
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        levels = [_sample_chance(s.sample_metadata or {}) for s in scores]
+        if not levels or any(c is None for c in levels):
+            return {}
+        return {"chance": sum(levels) / len(levels)}  # type: ignore[arg-type]
 
     return compute

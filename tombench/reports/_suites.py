@@ -1,10 +1,12 @@
 """The cross-suite table (ExploreToM Table 3 / ToM-Synth Table 1): one row per model, one column per suite headline.
 
 Reads only the log headers (task metadata and aggregate metrics), so it is fast on large runs. A suite task says
-what its headline is in its metadata (`suite`, `headline`, `headline_groups`, `chance`; see
-`tombench.tasks.suites`). Intervals: the logged `{headline}_ci_low/_ci_high` when present (bootstrap or Wilson,
-computed by the scorer), else, for a proportion, the Wilson 95% interval from the value and the number of scored
-items; so a 0% or 100% cell still has a width.
+what its headline is in its metadata (`suite`, `headline`, `headline_groups`; see `tombench.tasks.suites`). The
+chance row reads the logged `chance` metric, the mean 1/k over the samples the run scored (so a `--limit` or
+`--sample-id` run gets its own level); a log from before that metric falls back on the task's `chance` metadata.
+Intervals: the logged `{headline}_ci_low/_ci_high` when present (bootstrap or Wilson, computed by the scorer), else,
+for a proportion, the Wilson 95% interval from the value and the number of scored items; so a 0% or 100% cell still
+has a width.
 
 Runs are never pooled or silently dropped (issue #32 point 3): when a model has several logs of one suite, each is
 its own row, labelled by what sets it apart (the task arguments that differ, or `run 2 of 2` for a repeat of the
@@ -122,10 +124,12 @@ def _parts(meta: dict, metrics: dict[str, float]) -> dict[str, float]:
 
 
 def _headline_chance(meta: dict, metrics: dict[str, float], headline: str) -> float | None:
-    """The chance level of the headline: the task's `chance` for an accuracy, the scorer's `{headline}_chance` for
-    another headline that has one (ToMBench's AVG), else None (a chance macro-F1 or All* is not recorded)."""
+    """The chance level of the headline: for an accuracy the logged `chance` (the mean 1/k over the samples the run
+    scored; a log from before that metric: the task's `chance`, over all its items), the scorer's
+    `{headline}_chance` for another headline that has one (ToMBench's AVG), else None (a chance macro-F1 or All*
+    is not recorded)."""
     if headline == "accuracy":
-        chance = meta.get("chance")
+        chance = metrics.get("chance", meta.get("chance"))
         return float(chance) if chance is not None else None
     return metrics.get(f"{headline}_chance")
 

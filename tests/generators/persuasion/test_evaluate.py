@@ -178,3 +178,72 @@ def test_cli_user_errors_are_one_line(args, message, tmp_path, monkeypatch) -> N
     errors = [line for line in result.output.splitlines() if line.startswith("error:")]
     assert len(errors) == 1 and message in errors[0] and "Traceback" not in result.output
     assert result.output.rstrip().endswith(errors[0])  # the error is the last line, not followed by a trace
+
+
+# --- issue #31 point 5: any subset of metrics; resume keyed by judge and prompt content; unreadable re-asked -------
+@pytest.mark.parametrize("chosen", [["helpfulness"], ["direct"], ["ctom"], ["logical_coherence", "ctom"]])
+def test_any_subset_of_metrics_is_judged(chosen: list[str], tmp_path) -> None:  # noqa: ANN001
+    judge = Scripted(judge_respond)
+    judgements = asyncio.run(evaluate_dataset(RECORDS, judge.model, tmp_path / "j.jsonl", metrics=chosen))
+    assert len(judge.calls) == 4 * len(chosen) and all(set(j.raw) == set(chosen) for j in judgements)
+    s = summarise(judgements, chosen)
+    expected = {"helpfulness": 2.5, "direct": 75.0, "ctom": 50.0, "logical_coherence": 4.0}
+    assert {m: s.metrics[m].value for m in chosen} == {m: expected[m] for m in chosen}
+    not_asked = {"direct", "ctom", "helpfulness"} - set(chosen)
+    assert all(getattr(j, m) is None for j in judgements for m in not_asked)
+
+
+def test_cli_evaluate_one_metric(tmp_path, scripted_cli) -> None:  # noqa: ANN001
+    for metric, value in (("helpfulness", "2.50"), ("direct", "75.00"), ("ctom", "50.00")):
+        result = CliRunner().invoke(main, ["persuasion", "evaluate", str(FIXTURE), "--judge", "x/y", "--metrics",
+                                           metric, "--out", str(tmp_path / f"{metric}.jsonl"), "--no-cache"])
+        assert result.exit_code == 0, result.output
+        assert value in result.output and "4/4" in result.output
+
+
+def test_resume_is_per_judge_and_per_prompt(tmp_path) -> None:  # noqa: ANN001
+    """Judge B resuming judge A's file asks everything itself and reports its own numbers; judge A resuming asks
+    nothing; a changed prompt (here: an edited dialogue, whose messages differ) is asked again, the rest reused."""
+    out = tmp_path / "j.jsonl"
+    a = Scripted(judge_respond)
+    first = asyncio.run(evaluate_dataset(RECORDS, a.model, out, metrics=["direct"], name="x/judge-a"))
+    b = Scripted(lambda kind, s, u: "Persuaded: no")
+    by_b = asyncio.run(evaluate_dataset(RECORDS, b.model, out, metrics=["direct"], name="x/judge-b"))
+    assert len(b.calls) == 4 and summarise(by_b, ["direct"]).metrics["direct"].value == 0.0
+    assert {j.judge for j in by_b} == {"x/judge-b"}
+    again = asyncio.run(evaluate_dataset(RECORDS, a.model, out, metrics=["direct"], name="x/judge-a"))
+    assert len(a.calls) == 4 and again == first  # A's own answers, not B's (the later rows)
+    from dataclasses import replace
+
+    edited = [replace(RECORDS[0], dialog=RECORDS[0].dialog[:-1]), *RECORDS[1:]]
+    asyncio.run(evaluate_dataset(edited, a.model, out, metrics=["direct"], name="x/judge-a"))
+    assert len(a.calls) == 5
+    renamed = [replace(r, id=f"other-{i}") for i, r in enumerate(reversed(RECORDS))]  # ids and order: not the key
+    asyncio.run(evaluate_dataset(renamed, a.model, out, metrics=["direct"], name="x/judge-a"))
+    assert len(a.calls) == 5
+
+
+def test_unreadable_verdicts_are_asked_again_even_with_the_cache(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    """The gym dialogue's first answers are unreadable; resuming asks those again (and only those), through the
+    response cache, and the cache does not replay the unreadable answer."""
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+    out = tmp_path / "j.jsonl"
+    fixed = {"on": False}
+
+    def flaky(kind: str, system: str, user: str) -> str:
+        return judge_respond(kind, system, user) if fixed["on"] or "gym" not in user else "I cannot judge this."
+
+    judge = Scripted(flaky)
+    metrics = ["direct", "ctom"]
+    first = summarise(asyncio.run(evaluate_dataset(RECORDS, judge.model, out, metrics=metrics, cache=True)), metrics)
+    assert len(judge.calls) == 8 and first.metrics["direct"].n == 3
+    replay = Scripted(flaky)  # a cached replay of the first run costs no call
+    asyncio.run(evaluate_dataset(RECORDS, replay.model, metrics=metrics, cache=True))
+    assert replay.calls == []
+    fixed["on"] = True
+    resumed = asyncio.run(evaluate_dataset(RECORDS, judge.model, out, metrics=metrics, cache=True))
+    assert len(judge.calls) == 10 and all("gym" in u for _, _, u in judge.calls[8:])
+    s = summarise(resumed, metrics)
+    assert (s.metrics["direct"].n, s.metrics["direct"].value, s.metrics["ctom"].value) == (4, 75.0, 50.0)
+    asyncio.run(evaluate_dataset(RECORDS, judge.model, out, metrics=metrics, cache=True))
+    assert len(judge.calls) == 10  # everything readable now: nothing asked

@@ -121,3 +121,38 @@ def test_the_random_baseline_itself_runs_on_every_suite(tmp_path: Path) -> None:
     tasks = [make() for make in SUITES.values()]
     logs = inspect_eval(tasks, model="tombench/random", log_dir=str(tmp_path), display="none")
     assert [log.status for log in logs] == ["success"] * len(tasks)
+
+
+def _logged(log: object) -> dict[str, float]:
+    return {k: m.value for score in log.results.scores for k, m in score.metrics.items()}  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("suite", sorted(set(SUITES) - {"fantom"}))
+def test_logged_chance_is_the_mean_over_the_samples_scored(suite: str, tmp_path: Path) -> None:
+    """Issue #31 point 4: `chance` is computed over the samples a run scores. The full run logs the task's chance;
+    a `--limit` run and a `--sample-id` run (the items of the largest k, which shifts the level) log the mean 1/k
+    of exactly their samples, not the whole dataset's."""
+    task = SUITES[suite]()
+    ks = {s.id: _k(s.metadata) for s in task.dataset}
+    (full,) = inspect_eval(task, model="tombench/primacy", log_dir=str(tmp_path), display="none")
+    assert full.status == "success"
+    if task.metadata["chance"] is not None:
+        assert _logged(full)["chance"] == pytest.approx(task.metadata["chance"], abs=1e-12)
+    widest = max(k for k in ks.values() if k)
+    ids = [sid for sid, k in ks.items() if k == widest][:3]
+    (limited,) = inspect_eval(SUITES[suite](), model="tombench/primacy", limit=2, log_dir=str(tmp_path),
+                              display="none")
+    (picked,) = inspect_eval(SUITES[suite](), model="tombench/primacy", sample_id=ids, log_dir=str(tmp_path),
+                             display="none")
+    for log in (limited, picked):
+        scored = {s.id for s in log.samples or []}
+        assert _logged(log)["chance"] == pytest.approx(sum(1 / ks[i] for i in scored) / len(scored), abs=1e-12)
+    assert {s.id for s in picked.samples or []} == set(ids)
+    assert _logged(picked)["chance"] == pytest.approx(1 / widest)
+
+
+def test_no_chance_is_logged_when_a_scored_item_is_free_form(tmp_path: Path) -> None:
+    """OpenToM's fine location questions are free text: a run that scores one has no chance level."""
+    task = opentom(data=str(FIXTURES / "opentom"), genre="loc_fine_so,attitude")
+    (log,) = inspect_eval(task, model="tombench/primacy", log_dir=str(tmp_path), display="none")
+    assert log.status == "success" and "chance" not in _logged(log) and task.metadata["chance"] is None

@@ -27,6 +27,9 @@ __all__ = [
     "direct_prompting",
     "ctom_evaluation",
     "dialogue_quality",
+    "read_direct",
+    "read_ctom",
+    "read_quality",
 ]
 
 
@@ -114,7 +117,13 @@ async def direct_prompting(
 ) -> Verdict:
     """Does the judge, reading as the persuadee, feel persuaded? (Table 1, "Direct Prompting")."""
     text = (await call_model(judge, prompts.direct_messages(scenario, dialog), cache=cache)).text
-    return Verdict(read_yes_no(text, label="Persuaded"), text)
+    return Verdict(read_direct(text), text)
+
+
+def read_direct(text: str) -> bool | None:
+    """Direct prompting's verdict in a judge's answer ("Persuaded: yes/no"); None when unreadable. Pure, so a
+    resumed audit reads the answers it kept with today's reader."""
+    return read_yes_no(text, label="Persuaded")
 
 
 def _pair(raw: Any) -> tuple[bool, bool] | None:
@@ -130,16 +139,22 @@ async def ctom_evaluation(
     """Causal-ToM eval (Table 1): the judge infers the beliefs and desires from the dialogue, says which were
     addressed, and the causal rule (not the judge) decides success."""
     text = (await call_model(judge, prompts.ctom_messages(scenario, dialog), cache=cache)).text
+    return Verdict(read_ctom(text), text)
+
+
+def read_ctom(text: str) -> bool | None:
+    """The causal-ToM verdict of a judge's JSON answer: the causal rule applied to the addressed flags it gives
+    (generate: belief AND desire; prevent: belief OR desire); None when the JSON or a flag is missing."""
     parsed = find_json(text)
     if parsed is None:
-        return Verdict(None, text)
+        return None
     generative = _pair(parsed.get("generative"))
     raw_prev = parsed.get("preventive")
     no_preventive = raw_prev is None or (isinstance(raw_prev, str) and raw_prev.strip().lower() in {"", "none"})
     preventive = None if no_preventive else _pair(raw_prev)
     if generative is None or (not no_preventive and preventive is None):
-        return Verdict(None, text)
-    return Verdict(causal_tom_success(generative, preventive), text)
+        return None
+    return causal_tom_success(generative, preventive)
 
 
 async def dialogue_quality(
@@ -147,4 +162,9 @@ async def dialogue_quality(
 ) -> Verdict:
     """A 1-5 rating of the whole dialogue on one Table 1 criterion (`prompts.DIALOGUE_QUALITY`)."""
     text = (await call_model(judge, prompts.dialogue_quality_messages(criterion, scenario, dialog), cache=cache)).text
-    return Verdict(read_score(text, 1, 5), text)
+    return Verdict(read_quality(text), text)
+
+
+def read_quality(text: str) -> float | None:
+    """A 1-5 dialogue rating ("Score: N"); None when the answer holds none in range."""
+    return read_score(text, 1, 5)

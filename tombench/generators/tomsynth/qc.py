@@ -6,7 +6,9 @@
   After stage 1, and again after stage 3, just enough of the items whose correct option is the strictly longest are
   dropped, the most lopsided first, for that share to be at most `max_longest_correct_pct` (default 35%; chance 25%).
 - Stage 2, answer distribution balancing: generators put the key on B or C far too often; we *re-order* options so
-  the keys are spread evenly over A-D (nothing is dropped), and rewrite the option letters the analysis refers to.
+  the keys are spread evenly over A-D (nothing is dropped), and rewrite the option letters the analysis refers to
+  (`letters.remap_letters`: all at once, only letters that name options). `analysis_check` counts the analyses
+  that still name the key (before and after stage 2, and in the output), so a broken rewrite shows.
   Paper: no count, nothing removed. Stage 3 removes items unevenly, so the keys are balanced once more at the end.
 - Stage 3, cross-model verification: a second model judges each item with the App. B prompt; only PASS is kept
   (AMBIGUOUS, FALSE = answer disagreement, OTHER, and unparseable verdicts are removed). Paper: removed 1,703 (6.2%).
@@ -31,6 +33,7 @@ from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
 
 from tombench.generators.tomsynth._calls import attempt_caches
 from tombench.generators.tomsynth.items import LETTERS, Item, append_jsonl, read_jsonl
+from tombench.generators.tomsynth.letters import analysis_verdict, claims_follow, remap_letters
 from tombench.generators.tomsynth.parsing import JUDGMENTS, parse_verdict
 from tombench.generators.tomsynth.prompts import verification_prompt
 from tombench.kit.calls import ask_until_parsed
@@ -44,6 +47,7 @@ __all__ = [
     "longest_is_correct_pct",
     "length_balance",
     "remap_letters",
+    "analysis_check",
     "stage3_verify",
     "QCReport",
     "run_qc",
@@ -181,40 +185,32 @@ def answer_distribution(items: Sequence[Item]) -> dict[str, int]:
     return {letter: counts.get(letter, 0) for letter in LETTERS}
 
 
-#: A standalone option letter: not part of a word, a number, a contraction or a name like "C++".
-_LETTER = re.compile(r"(?<![\w'’+\-°])([A-D])(?![\w'’+\-])")
-_NEXT_WORD = re.compile(r"\s+([a-z][a-z'’-]*)")
-_BEFORE_REF = re.compile(r"(?:options?|choices?|answers?|answer is|letter)\s*[:(]?\s*$", re.IGNORECASE)
-#: Words that follow an option letter ("A is wrong", "A describes ...") but never the article "a".
-_AFTER_LETTER_VERBS = frozenset(
-    "is was are would could does did has had can cannot might may must should will and or nor describes states "
-    "suggests assumes ignores reflects misreads confuses contradicts overlooks attributes claims fails focuses "
-    "mistakes implies incorrectly wrongly only also correctly reverses".split()
-)
+def _moves(before: Item, after: Item) -> dict[str, str]:
+    """old letter -> new letter of each option (by its text; stage 1 made the texts distinct)."""
+    new = {text: letter for letter, text in after.options.items()}
+    return {letter: new.get(text, letter) for letter, text in before.options.items()}
 
 
-def remap_letters(text: str, mapping: dict[str, str]) -> str:
-    """Rewrite the option letters `text` refers to after the options were reordered (`mapping`: old -> new letter).
-
-    B, C and D are rewritten wherever they stand alone; "A" only where it is an option letter, not the article:
-    after "option", "answer", "choice" or "(", before punctuation, or before a verb ("A is wrong")."""
-
-    def sub(m: re.Match[str]) -> str:
-        letter = m.group(1)
-        if letter == "A":
-            before = text[: m.start()]
-            nxt = _NEXT_WORD.match(text, m.end())
-            is_ref = (
-                _BEFORE_REF.search(before[-30:]) is not None
-                or before.endswith("(")
-                or nxt is None
-                or nxt.group(1) in _AFTER_LETTER_VERBS
-            )
-            if not is_ref:
-                return letter
-        return mapping.get(letter, letter)
-
-    return _LETTER.sub(sub, text)
+def analysis_check(items: Sequence[Item], before: Sequence[Item] | None = None) -> dict[str, Any]:
+    """How many analyses name their key (`letters.analysis_verdict`): consistent, contradicting (ids kept) and
+    unchecked (no claim to read). With `before` (the same items before stage 2), an analysis also contradicts when
+    its claims did not move with the options (`letters.claims_follow`). Run before and after stage 2 and on the
+    output, so a remap that breaks an analysis shows as a contradiction that was not there before."""
+    counts: Counter[str] = Counter()
+    contradicting = []
+    for n, item in enumerate(items):
+        verdict = analysis_verdict(item.analysis, item.answer)
+        if before is not None and not claims_follow(before[n].analysis, item.analysis, _moves(before[n], item)):
+            verdict = "contradicts"
+        counts[verdict] += 1
+        if verdict == "contradicts":
+            contradicting.append(item.id)
+    return {
+        "consistent": counts["consistent"],
+        "contradicts": counts["contradicts"],
+        "unchecked": counts["unchecked"],
+        "contradicting_ids": contradicting,
+    }
 
 
 def _move_answer(item: Item, target: str) -> Item:
@@ -337,6 +333,10 @@ class QCReport:
     answers_final: dict[str, int] = field(default_factory=dict)
     output: int = 0
     longest_is_correct_pct: float = 0.0
+    #: `analysis_check` of the items balanced (generator keys), after stage 2 and of the output (moved keys)
+    analysis_before: dict[str, Any] = field(default_factory=dict)
+    analysis_after: dict[str, Any] = field(default_factory=dict)
+    analysis_final: dict[str, Any] = field(default_factory=dict)
 
     @staticmethod
     def pct(part: int, whole: int) -> float:
@@ -371,6 +371,8 @@ class QCReport:
             "final_balance": {"reordered": self.final_reordered, "answers": self.answers_final},
             "output": self.output,
             "longest_option_is_correct_pct": self.longest_is_correct_pct,
+            "analysis": {"before_stage2": self.analysis_before, "after_stage2": self.analysis_after,
+                         "output": self.analysis_final},
         }
 
 
@@ -400,7 +402,9 @@ async def run_qc(
     report.length_removed = len(length_removed)
 
     report.answers_before = answer_distribution(kept)
+    report.analysis_before = analysis_check(kept)
     balanced = stage2_balance(kept, random.Random(seed))
+    report.analysis_after = analysis_check(balanced, before=kept)
     report.stage2_reordered = sum(a.answer != b.answer for a, b in zip(kept, balanced, strict=True))
     report.answers_after = answer_distribution(balanced)
 
@@ -431,6 +435,8 @@ async def run_qc(
         report.final_reordered = sum(a.answer != b.answer for a, b in zip(final, rebalanced, strict=True))
         final = rebalanced
     report.answers_final = answer_distribution(final)
+    generated = {item.id: item for item in kept}  # each output item as the generator wrote it
+    report.analysis_final = analysis_check(final, before=[generated.get(i.id, i) for i in final])
     report.output = len(final)
     report.longest_is_correct_pct = longest_is_correct_pct(final)
     return final, report

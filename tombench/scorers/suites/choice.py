@@ -10,7 +10,8 @@ One module for what every suite shares, so a number in `tombench report suites` 
 * `choice_answer(protocol)`: the Inspect scorer for lettered multiple choice (target = the correct label; sample
   metadata `letters`, `options`). Value C/I; the score's metadata records what was read.
 * `suite_metrics(dimensions)`: `accuracy`, `stderr`, the Wilson 95% interval of the accuracy (`accuracy_ci_low`,
-  `accuracy_ci_high`) and the shared `breakdown` by each metadata dimension (`dim=value`, `:stderr`, `:n`).
+  `accuracy_ci_high`), the chance level of the samples scored (`chance`, mean 1/k) and the shared `breakdown` by
+  each metadata dimension (`dim=value`, `:stderr`, `:n`).
 
 A suite whose headline is not a plain accuracy has its own module beside this one (`opentom`: macro-F1; `fantom`:
 All*; `tom_bench`: its per-language average); intervals come from `tombench.kit.intervals`.
@@ -38,7 +39,7 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
-from tombench.kit.metrics import accuracy_interval, breakdown
+from tombench.kit.metrics import accuracy_interval, breakdown, chance_level
 from tombench.kit.replies import read_option
 
 __all__ = ["PROTOCOLS", "choice_answer", "match_choice", "suite_metrics"]
@@ -85,8 +86,9 @@ def match_choice(response: str, letters: str, options: Sequence[str], protocol: 
 
 # ------------------------------------------------------------------------------------------------------ metrics
 def suite_metrics(dimensions: Sequence[str]) -> list[Metric]:
-    """Accuracy, stderr, its Wilson interval and the `breakdown` by `dimensions` (pass as `Task(metrics=...)`)."""
-    return [accuracy(), stderr(), accuracy_interval(), breakdown(list(dimensions))]
+    """Accuracy, stderr, its Wilson interval, the chance level of the samples scored (`chance`, the report's chance
+    row) and the `breakdown` by `dimensions` (pass as `Task(metrics=...)`)."""
+    return [accuracy(), stderr(), accuracy_interval(), chance_level(), breakdown(list(dimensions))]
 
 
 # ------------------------------------------------------------------------------------------------------ scorer

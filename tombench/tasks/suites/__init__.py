@@ -25,12 +25,15 @@ Conventions (one module per suite, `tombench/tasks/suites/<suite>.py`):
    `_mc.shuffled(options, key=<item digest>)` (seeded by content, reproducible). Score with
    `tombench.scorers.suites.choice.choice_answer(protocol)` or the suite's own scorer.
 5. **Metrics.** `Task(metrics=suite_metrics(DIMENSIONS))` logs `accuracy`, `stderr`, `accuracy_ci_low/high`
-   (Wilson 95%) and `breakdown` keys `dim=value` (+`:stderr`, `:n`) for every dimension in the suite's table.
+   (Wilson 95%), `chance` (mean 1/k over the samples scored, from each sample's `chance` or `k`; not logged when
+   a scored item is free-form) and `breakdown` keys `dim=value` (+`:stderr`, `:n`) for every dimension in the
+   suite's table.
    A headline that is not a plain accuracy (OpenToM macro-F1, FANToM All*) is a metric of its own named in the
    task metadata, logged with `{headline}_ci_low` / `{headline}_ci_high` (bootstrap or Wilson over the counted
    units). Every scorer still reports `accuracy` (the leaderboard needs it).
 6. **Task metadata** (`_task.suite_metadata`): `suite`, `benchmark`, `headline` (metric name), `headline_groups`
-   (breakdown dimensions of the suite's own table), `chance` (mean 1/k, None for free-form), `dataset_id`,
+   (breakdown dimensions of the suite's own table), `chance` (mean 1/k over all items built, before `--limit` /
+   `--sample-id`; None for free-form: the report reads the logged `chance` metric first), `dataset_id`,
    `dataset_revision`, `dataset_sha256`, `dataset_pinned`, `dataset_records` (items in the file), plus anything
    suite-specific. `tombench report suites` and `tombench leaderboard push` read these keys.
 7. **Offline baselines.** Each suite has a fixture in the real layout under `tests/tasks/suites/fixtures/`; its test
