@@ -201,6 +201,28 @@ def shard_groups(items: Sequence[T], shard: Callable[[T], tuple[int, int]], labe
     return runs, f"{label}: {' and '.join(what)} (a sharded run needs each of its {n} shards' logs once)"
 
 
+def _without_shard(values: dict[str, Any] | None) -> dict[str, Any]:
+    return {k: v for k, v in (values or {}).items() if k != "shard"}
+
+
+def _union_header(spec: Any, logs: Sequence[Any]) -> None:
+    """The combined run's header: no `shard`, the earliest start, the union of the items, an id from the parts'."""
+    spec.task_args, spec.task_args_passed = _without_shard(spec.task_args), _without_shard(spec.task_args_passed)
+    spec.metadata = _without_shard(spec.metadata) or None
+    spec.created = min(log.eval.created for log in logs)
+    # stable: the same shard logs give the same id
+    spec.eval_id = hashlib.sha256("|".join(log.eval.eval_id for log in logs).encode()).hexdigest()[:22]
+    spec.dataset.sample_ids = [i for log in logs for i in (log.eval.dataset.sample_ids or [])]
+    spec.dataset.samples = sum(log.eval.dataset.samples or 0 for log in logs)
+
+
+def _sum_usage(usage: dict[str, Any], logs: Sequence[Any]) -> None:
+    """Add the other shards' model usage to the first's, model by model."""
+    for log in logs:
+        for model, u in log.stats.model_usage.items():
+            usage[model] = usage[model] + u if model in usage else u
+
+
 def combine_shards(logs: Sequence[Any]) -> Any:
     """One log of a complete shard set (full logs, in shard order): its samples together, its metrics recomputed
     from them by Inspect (`recompute_metrics`, the task's own metrics and reducers), usage summed, the dataset the
@@ -211,20 +233,9 @@ def combine_shards(logs: Sequence[Any]) -> Any:
     from inspect_ai.log import recompute_metrics
 
     first = logs[0].model_copy(deep=True)
-    spec = first.eval
-    spec.task_args = {k: v for k, v in (spec.task_args or {}).items() if k != "shard"}
-    spec.task_args_passed = {k: v for k, v in (spec.task_args_passed or {}).items() if k != "shard"}
-    spec.created = min(log.eval.created for log in logs)
-    # the combined run's id, from its parts' (stable: the same shard logs give the same id)
-    spec.eval_id = hashlib.sha256("|".join(log.eval.eval_id for log in logs).encode()).hexdigest()[:22]
-    spec.metadata = {k: v for k, v in (spec.metadata or {}).items() if k != "shard"} or None
-    spec.dataset.sample_ids = [i for log in logs for i in (log.eval.dataset.sample_ids or [])]
-    spec.dataset.samples = sum(log.eval.dataset.samples or 0 for log in logs)
+    _union_header(first.eval, logs)
     first.samples = [s for log in logs for s in (log.samples or [])]
-    usage = first.stats.model_usage
-    for log in logs[1:]:
-        for model, u in log.stats.model_usage.items():
-            usage[model] = usage[model] + u if model in usage else u
+    _sum_usage(first.stats.model_usage, logs[1:])
     recompute_metrics(first)
     first.results.total_samples = sum(log.results.total_samples for log in logs)
     return first

@@ -77,27 +77,27 @@ def expand_story_paths(paths: Iterable[str | Path]) -> list[Path]:
     return list(unique.values())
 
 
+def _kept_stories(sample: Any) -> list[dict[str, Any]]:
+    """The story records a search sample kept: improved mode lists them, paper mode has at most one."""
+    md = sample.metadata or {}
+    found = md.get("search") or {}
+    kept = found.get("stories") or ([{"id": f"{md.get('setting_id')}|{md.get('attempt')}", "story": found["story"]}]
+                                    if found.get("story") else [])
+    return [{"id": k.get("id"), "story": k["story"], "story_type": md.get("story_type"),
+             "setting_id": md.get("setting_id")} for k in kept]
+
+
 def _log_story_inputs(path: Path) -> list[StoryInput]:
     """The stories a live adversarial log's searches kept (its search samples' `search` metadata)."""
     try:
         log = read_log(path, exclude_fields={"messages", "events", "store"})
     except UnreadableLog as e:
         raise InfillError(str(e)) from None
-    out = []
-    for sample in log.samples or []:
-        md = sample.metadata or {}
-        found = (md.get("search") or {}) if md.get("tombench_kind") == "search" else {}
-        kept = found.get("stories") or ([{"id": f"{md.get('setting_id')}|{md.get('attempt')}", "story": found["story"]}]
-                                        if found.get("story") else [])
-        for k in kept:
-            rec = {"id": k.get("id"), "story": k["story"], "story_type": md.get("story_type"),
-                   "setting_id": md.get("setting_id")}
-            item = _story_input(rec, f"{path}:{sample.id}")
-            if item is not None:
-                out.append(item)
-    if not any((s.metadata or {}).get("tombench_kind") == "search" for s in log.samples or []):
+    searches = [s for s in log.samples or [] if (s.metadata or {}).get("tombench_kind") == "search"]
+    if not searches:
         raise InfillError(f"{path}: not a live adversarial log (tombench/exploretom_adversarial): no search samples")
-    return out
+    items = (_story_input(rec, f"{path}:{s.id}") for s in searches for rec in _kept_stories(s))
+    return [it for it in items if it is not None]
 
 
 def load_story_inputs(path: str | Path) -> tuple[list[StoryInput], int]:
