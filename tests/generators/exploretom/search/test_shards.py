@@ -72,6 +72,12 @@ def test_runner_shards_union_is_the_unsharded_run(tmp_path, mode):
         shards = [_no_ids(r) for k in (1, 2, 3) for r in read_jsonl(tmp_path / f"s{k}" / name)]
         assert sorted(shards) == sorted(whole) and len(set(shards)) == len(shards)
     assert read_jsonl(tmp_path / "all" / "stories.jsonl")  # the comparison is not between two empty runs
+    for k in (2, 1, 3):  # one machine, the shards one after another into one folder: the same run again
+        idx, part = shard_grid(GRID, (k, 3))
+        asyncio.run(run_searches(part, bank, _recency, run, tmp_path / "seq", setting_indices=idx))
+    for name in ("stories.jsonl", "attempts.jsonl"):
+        assert sorted(map(_no_ids, read_jsonl(tmp_path / "seq" / name))) == \
+            sorted(map(_no_ids, read_jsonl(tmp_path / "all" / name)))
 
 
 def test_cli_shards_union_is_the_unsharded_run(tmp_path):
