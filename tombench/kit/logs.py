@@ -139,7 +139,7 @@ def run_settings(log: Any) -> dict[str, Any]:
     return {
         "task": spec.task_registry_name or spec.task, "task_version": str(spec.task_version),
         "task_args": {k: v for k, v in (spec.task_args or {}).items() if k != "shard"},
-        **({"shards": shard[1]} if shard else {}),
+        "shards": shard[1] if shard else 1,
         "model": spec.model, "model_args": spec.model_args,
         "model_roles": {k: str(getattr(v, "model", v)) for k, v in (spec.model_roles or {}).items()},
         "generate_config": _generate_config(log),
@@ -193,12 +193,13 @@ def shard_groups(items: Sequence[T], shard: Callable[[T], tuple[int, int]], labe
         for r, log in enumerate(logs):
             runs[r].parts[k] = log
     doubled = sorted(k for k, v in by_k.items() if len(v) > 1)
-    missing = sorted({k for run in runs for k in run.missing})
+    missing = runs[0].missing  # the first run has every shard that has a log at all
     if not doubled and not missing:
         return runs, None
-    what = ([f"shard {_shard_list(doubled, n)} more than once"] if doubled else []) + \
-        ([f"shard {_shard_list(missing, n)} missing"] if missing else [])
-    return runs, f"{label}: {' and '.join(what)} (a sharded run needs each of its {n} shards' logs once)"
+    what = ([f"shard {_shard_list(missing, n)} missing"] if missing else []) + \
+        ([f"shard {_shard_list(doubled, n)} more than once (the later logs make an incomplete run of their own)"]
+         if doubled else [])
+    return runs, f"{label}: {'; '.join(what)}; a sharded run needs each of its {n} shards' logs once"
 
 
 def _without_shard(values: dict[str, Any] | None) -> dict[str, Any]:

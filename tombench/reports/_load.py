@@ -134,7 +134,8 @@ def _differences(settings: Sequence[dict[str, Any]]) -> list[str]:
     flats = [flat(s) for s in settings]
     keys = sorted({k for f in flats for k in f})
     varying = [k for k in keys if len({json.dumps(f.get(k), sort_keys=True, default=str) for f in flats}) > 1]
-    if set(varying) - set(settings[0]) - {"dataset"}:  # a task argument differs: the items differ because of it
+    # a task argument or the shard count differs: the items differ because of it
+    if set(varying) - set(settings[0]) - {"dataset"} or "shards" in varying:
         varying = [k for k in varying if k != "dataset"]
     return [", ".join(f"{k}={_short(f.get(k))}" for k in varying) for f in flats]
 
