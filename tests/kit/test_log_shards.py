@@ -84,6 +84,13 @@ def test_report_says_a_missing_or_doubled_shard_in_one_line(logs):
     assert sorted((r.repeat, r.repeats, r.partial) for r in runs) == [(1, 2, ""), (2, 2, "shard 2/3 only")]
 
 
+def store_items(ref, log: Path) -> list:
+    """The details an unsharded run's submission writes (one per scored item)."""
+    from tombench.leaderboard._details import submission_from_log
+
+    return submission_from_log(log).details
+
+
 def _push(paths, board: Path):
     return CliRunner().invoke(main, ["leaderboard", "push", *map(str, paths), "--local-dir", str(board)])
 
@@ -92,8 +99,11 @@ def _push(paths, board: Path):
 def test_leaderboard_push_makes_one_row_equal_to_the_unsharded_run(logs, tmp_path, shards, whole):
     res = _push([logs[k] for k in shards], tmp_path / "board")
     assert res.exit_code == 0, res.output
-    (row,) = LocalStore(tmp_path / "board").rows()
+    store = LocalStore(tmp_path / "board")
+    (row,) = store.rows()
     ref = row_from_log(logs[whole])
+    details = store.details_path(row)  # the per-sample details of all N shards, each sample once
+    assert details is not None and len(details.read_text().splitlines()) == len(store_items(ref, logs[whole]))
     assert "shard" not in json.loads(row.task_args)
     for field in ("accuracy", "ci_low", "ci_high", "samples_total", "samples_completed", "items_digest", "stories",
                   "config_hash", "settings_filled", "settings_total", "model_calls", "total_tokens"):
