@@ -5,7 +5,8 @@
     tombench export-training search.jsonl --size 2000 --max-tokens 300 --tokenizer meta-llama/Llama-3.1-8B-Instruct -o t.jsonl
 
 Inputs are JSONL: `tombench search` outputs (any number of runs), `tombench infill` outputs or plain
-`Story.to_dict()` lines. Stories are joined by content digest: a story in several files is exported once (raw text,
+`Story.to_dict()` lines; or `tombench search --out` folders, or live adversarial task logs (files or folders), e.g.
+the N shards of one run. Stories are joined by content digest: a story in several files is exported once (raw text,
 plus each accepted infill with the labels its final judge confirmed). See docs/infill-and-export.md.
 """
 
@@ -38,7 +39,7 @@ def _orders(value: str) -> tuple[int, ...]:
 
 
 @click.command()
-@click.argument("inputs", nargs=-1, type=click.Path(dir_okay=False, path_type=Path))
+@click.argument("inputs", nargs=-1, type=click.Path(path_type=Path))
 @click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Output JSONL.")
 @click.option(
     "--hf-dir", type=click.Path(file_okay=False, path_type=Path), default=None, help="Also save a HF dataset."
@@ -143,7 +144,8 @@ def _check_options(
 ) -> None:
     """Option combinations that click cannot check, refused before any file is read."""
     if not inputs:
-        raise UserError("give at least one input JSONL (tombench search or tombench infill output)")
+        raise UserError("give at least one input: a JSONL (tombench search or tombench infill output), a search "
+                        "--out folder or a live adversarial log")
     if questions_per_type is not None and (not balance or size is not None):
         raise UserError("--questions-per-type only applies with --balance and without --size")
     if max_tokens is not None and tokenizer is None:

@@ -2,6 +2,7 @@
 
     tombench search --model tombench/recency --story-types tomi,all --people 2,3 --moves 2,3 --out runs/recency
     tombench search --model openai/gpt-4o-mini --max-connections 16 --out runs/gpt4o-mini --export-hf runs/gpt4o-mini/hf
+    tombench search --model ... --shard 2/4 --out runs/part2      # every 4th setting from the 2nd (docs/scale.md)
 
 Interrupt it and run the same command again: it resumes from `--out`.
 """
@@ -76,6 +77,9 @@ def _contexts(value: str) -> list:
 @click.option("--contexts", default="bank", show_default=True, help="'bank', 'default' or a contexts file.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--max-connections", type=click.IntRange(1), default=None, help="Concurrent model calls (Inspect's limit).")
+@click.option("--shard", default=None, metavar="K/N",
+              help="Search only shard K of N of the grid (every N-th setting from the K-th), e.g. on N machines; "
+                   "the N outputs together are the unsharded run's (export-training reads them all).")
 @click.option("--parallel-settings", type=click.IntRange(1), default=4, show_default=True, help="Settings searched at once.")
 @click.option("--no-cache", is_flag=True, help="Do not use Inspect's response cache.")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
@@ -86,7 +90,7 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
            rooms: int | None, stories_per_setting: int, budget: int, budget_unit: str, budget_per_setting: int | None,
            method: str, mode: str, refine: float | None, prune: bool, scope: str, max_similarity: float | None,
            g_variant: str, k: int, check: str, contexts: str, seed: int, max_connections: int | None,
-           parallel_settings: int, no_cache: bool, out_dir: Path, export_hf: Path | None) -> None:
+           shard: str | None, parallel_settings: int, no_cache: bool, out_dir: Path, export_hf: Path | None) -> None:
     """Search adversarial stories against a model, for every setting of a grid."""
     from tombench.generators.exploretom.search import run_options
     from tombench.generators.exploretom.search.runner import RunConfigMismatch, prepare_out_dir
@@ -99,7 +103,9 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
     ctxs = _contexts(contexts)
     ps, ms = checked_ints(people, "people", 1, people_limit(ctxs)), checked_ints(moves, "moves", 1, MAX_MOVES)
     rooms = None if rooms is None else checked_int(rooms, "rooms", 1, rooms_limit(ctxs))
-    settings = run_options.setting_grid(types, ps, ms, rooms)
+    indices, settings = run_options.shard_grid(run_options.setting_grid(types, ps, ms, rooms), _shard(shard))
+    if not settings:
+        raise UserError(f"shard {shard} has no settings: the grid has fewer than {_shard(shard)[0]} settings")
     margs = _model_args(model_args)
     try:
         run = run_options.run_config(
@@ -114,12 +120,23 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
     except RunConfigMismatch as e:
         raise UserError(str(e)) from None
     console = Console(width=max(Console().width, 110))
-    results = _run_with_progress(console, settings, ctxs, answer, run, out_dir, parallel_settings)
+    results = _run_with_progress(console, settings, ctxs, answer, run, out_dir, parallel_settings, indices)
     _print_summary(console, results, f"{model} ({method}{'/' + mode if method == 'astar' else ''})",
                    stories_per_setting, out_dir)
     if export_hf is not None:
         n = export_hf_dataset(out_dir / "stories.jsonl", export_hf, model=model)
         console.print(f"wrote a Hugging Face dataset of {n} stories to {export_hf}")
+
+
+def _shard(value: str | None) -> tuple[int, int]:
+    """--shard K/N as (K, N), or one line (the check the tasks' `-T shard=` share)."""
+    from tombench.kit.errors import OptionError
+    from tombench.kit.options import check_shard
+
+    try:
+        return check_shard("--shard", value)
+    except OptionError as e:
+        raise UserError(str(e)) from None
 
 
 def _model_args(pairs: tuple[str, ...]) -> dict[str, str]:
@@ -134,7 +151,8 @@ def _model_args(pairs: tuple[str, ...]) -> dict[str, str]:
 
 
 def _run_with_progress(console: Console, settings: list[Setting], ctxs: list[Context], answer: Answerer,
-                       run: RunConfig, out_dir: Path, parallel_settings: int) -> list[SettingProgress]:
+                       run: RunConfig, out_dir: Path, parallel_settings: int,
+                       indices: list[int] | None = None) -> list[SettingProgress]:
     """Run the searches under two live bars (settings done; budget spent), their results per setting. An interrupt
     or an unreachable model is a one-line error."""
     from tombench.generators.exploretom.search.runner import run_searches
@@ -160,7 +178,8 @@ def _run_with_progress(console: Console, settings: list[Setting], ctxs: list[Con
 
         try:
             return asyncio.run(run_searches(settings, ctxs, answer, run, out_dir,
-                                            parallel_settings=parallel_settings, on_update=on_update))
+                                            parallel_settings=parallel_settings, on_update=on_update,
+                                            setting_indices=indices))
         except KeyboardInterrupt:
             raise UserError(f"interrupted; run the same command again to resume from {out_dir}") from None
         except Exception as e:  # a model that cannot be reached (no key, offline) is a user error, not a crash

@@ -23,7 +23,8 @@ from typing import Any
 
 from tombench.kit.errors import OptionError
 
-__all__ = ["MAX_MOVES", "check_bool", "check_float", "check_int", "check_ints", "people_limit", "rooms_limit", "valid_range"]
+__all__ = ["MAX_MOVES", "check_bool", "check_float", "check_int", "check_ints", "check_shard", "in_shard", "people_limit",
+           "rooms_limit", "valid_range"]
 
 #: A story has at most `Setting.max_sentences` (15) sentences and each important action is one of them.
 MAX_MOVES = 15
@@ -143,3 +144,27 @@ def check_bool(name: str, value: Any, *, allow_none: bool = False) -> bool | Non
         return word in _TRUE
     raise OptionError(f"Invalid {name} value: {value!r}. Must be true or false")
 
+
+
+def check_shard(name: str, value: Any) -> tuple[int, int]:
+    """A shard spec "K/N" (1 <= K <= N) as (K, N); None and "" are the whole grid, (1, 1).
+
+    Why here: the CLI's `--shard` and the tasks' `-T shard=` must accept and refuse the same specs (0/2, 3/2, "a/b"
+    are one line each), and `in_shard` must mean the same split in both (docs/scale.md, "Beyond one machine")."""
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return 1, 1
+    k_text, sep, n_text = str(value).strip().partition("/")
+    k, n = _as_int(k_text), _as_int(n_text)
+    if isinstance(value, bool) or not sep or k is None or n is None or n < 1 or not 1 <= k <= n:
+        raise OptionError(f"Invalid {name} value: {value!r}. Must be K/N with 1 <= K <= N (e.g. 2/4: the second "
+                          "of 4 shards)")
+    return k, n
+
+
+def in_shard(index: int, shard: tuple[int, int]) -> bool:
+    """Whether the setting at `index` of the canonical grid order belongs to shard (K, N): index mod N = K - 1.
+
+    Round robin rather than contiguous blocks, so each shard gets a like mix of story types, people and moves (the
+    grid is ordered by story type first) and shards take alike time."""
+    k, n = shard
+    return index % n == k - 1

@@ -23,7 +23,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ._from_log import RowOverrides, row_and_items
+from ._from_log import RowOverrides, row_and_items, shard_row_and_items
 from ._items import Item
 from ._row import ResultRow
 
@@ -149,7 +149,15 @@ def _eval_item(row: ResultRow, item: Item) -> EvalItem:
 
 def submission_from_log(path: str | Path, overrides: RowOverrides | None = None) -> Submission:
     """A log's row with its per-sample details and evaluation items, from one reading of the log."""
-    row, items, scorer = row_and_items(path, overrides)
+    return _submission(*row_and_items(path, overrides))
+
+
+def submission_from_shards(paths: list[Path], overrides: RowOverrides | None = None) -> Submission:
+    """`submission_from_log` of a sharded run's N logs (`shard_row_and_items`): one row, all the shards' items."""
+    return _submission(*shard_row_and_items(paths, overrides))
+
+
+def _submission(row: ResultRow, items: list[Item], scorer: str) -> Submission:
     dimensions = list(dict.fromkeys(b.dimension for b in row.breakdowns if b.dimension not in _NOT_SAMPLE_DIMENSIONS))
     details = [_detail(row, i, scorer, dimensions) for i in items]
     return Submission(row, details, [_eval_item(row, i) for i in items])

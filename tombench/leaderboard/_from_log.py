@@ -205,7 +205,9 @@ def run_settings(spec: Any, *, task: str, dataset: tuple[str, str | None], model
     config = spec.config
     return {
         "task": task, "task_version": str(spec.task_version),
-        "task_args": spec.task_args, "dataset_id": dataset[0], "dataset_revision": dataset[1],
+        # `shard` unset is the whole run: a log that predates the argument has the same configuration
+        "task_args": {k: v for k, v in (spec.task_args or {}).items() if not (k == "shard" and v is None)},
+        "dataset_id": dataset[0], "dataset_revision": dataset[1],
         "model": spec.model, "model_revision": model_revision, "model_params": model_params,
         "model_roles": model_roles,
         "generate_config": generate_config, "epochs": epochs, "epochs_reducer": config.epochs_reducer,
@@ -315,8 +317,26 @@ def row_from_log(path: str | Path, overrides: RowOverrides | None = None) -> Res
 def row_and_items(path: str | Path, overrides: RowOverrides | None = None) -> tuple[ResultRow, list[Item], str]:
     """The row, its scored items (each with its sample) and the headline scorer's name, from one reading of the
     log: the per-sample details are written from the same items the row's interval was computed from."""
-    overrides = overrides or RowOverrides()
-    log = _rankable_log(path)
+    return _row_and_items(_rankable_log(path), overrides or RowOverrides())
+
+
+def row_from_shards(paths: list[Path], overrides: RowOverrides | None = None) -> ResultRow:
+    """The one row of a sharded run (`-T shard=K/N`): see `shard_row_and_items`."""
+    return shard_row_and_items(paths, overrides)[0]
+
+
+def shard_row_and_items(paths: list[Path], overrides: RowOverrides | None = None
+                        ) -> tuple[ResultRow, list[Item], str]:
+    """`row_and_items` of a sharded run: the logs of its N shards, in shard order, each once (the caller checks that
+    with `kit.logs.shard_groups`), combined into one log (`kit.logs.combine_shards`: the samples together, the
+    metrics recomputed from them), so the row is the one an unsharded run would give."""
+    from tombench.kit.logs import combine_shards
+
+    return _row_and_items(combine_shards([_rankable_log(p) for p in paths]), overrides or RowOverrides())
+
+
+def _row_and_items(log: Any, overrides: RowOverrides) -> tuple[ResultRow, list[Item], str]:
+    """`row_and_items` of one finished tombench log (read whole, without messages and events)."""
     spec, results = log.eval, log.results
     name = task_name(spec.task_registry_name, spec.task)
     meta = dict(spec.metadata or {})

@@ -13,9 +13,18 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from tombench.kit.logs import UnreadableLog
+from tombench.kit.logs import UnreadableLog, read_log, settings_key, shard_groups, shard_of
 
-from ._details import DETAILS_DIR, ITEMS_DIR, Submission, details_path, items_path, jsonl, submission_from_log
+from ._details import (
+    DETAILS_DIR,
+    ITEMS_DIR,
+    Submission,
+    details_path,
+    items_path,
+    jsonl,
+    submission_from_log,
+    submission_from_shards,
+)
 from ._from_log import LogError, RowOverrides, row_from_log
 from ._row import ResultRow
 from ._site import LOGS_DIR, RESULTS_DIR, eval_result_files, eval_yaml, model_slug, result_path, site_files
@@ -153,10 +162,15 @@ def add_logs(store: LocalStore, paths: Iterable[Path], overrides: RowOverrides |
 
     A file found inside a given folder that is not an Inspect log at all is skipped quietly (folders hold other
     JSON files); any other log that cannot become a row is refused with its reason. `explicit` are the files the
-    user named, never skipped quietly. With `with_logs` each row also names its log's place in the repo."""
+    user named, never skipped quietly. With `with_logs` each row also names its log's place in the repo.
+
+    The shard logs of a sharded run (`-T shard=K/N`) become one row (`row_from_shards`); a configuration whose
+    shards are missing or doubled is refused in one line (issue #28 point 4), since its row would miss or double
+    count questions. A sharded row names no log file (it has N)."""
     named = set(explicit)
     report = AddReport()
-    for path in paths:
+    singles, sharded = _split_shards(list(paths))
+    for path in singles:
         report.given += 1
         try:
             submission = read_submission(path, overrides)
@@ -170,13 +184,63 @@ def add_logs(store: LocalStore, paths: Iterable[Path], overrides: RowOverrides |
         row = submission.row
         if with_logs:
             row = replace(row, log_file=log_repo_path(row.submission_id, path))
-        if store.add(row, path, submission):
-            report.added += 1
-            say(f"added {row.submission_id}: {row.model} on {row.task} = {100 * row.accuracy:.1f}%", False)
-        else:
-            report.kept += 1
-            say(f"[dim]already kept[/] {row.submission_id} ({path.name})", True)
+        _keep(store, report, row, path, say, submission)
+    for group in sharded:
+        report.given += len(group)
+        _add_sharded(store, report, group, overrides, say)
     return report
+
+
+def _keep(store: LocalStore, report: AddReport, row: ResultRow, path: Path | None, say: Say,
+          submission: Submission | None = None) -> None:
+    """Keep one row (with its details and items) in the store and say so (or that it was kept before)."""
+    if store.add(row, path, submission):
+        report.added += 1
+        say(f"added {row.submission_id}: {row.model} on {row.task} = {100 * row.accuracy:.1f}%", False)
+    else:
+        report.kept += 1
+        say(f"[dim]already kept[/] {row.submission_id} ({path.name if path else 'sharded run'})", True)
+
+
+def _split_shards(paths: list[Path]) -> tuple[list[Path], list[list[tuple[Path, object]]]]:
+    """The logs that are rows of their own, and the shard logs grouped by configuration (`settings_key`), each
+    group in start order with its headers. A file whose header does not read is left to `read_row` to refuse."""
+    singles: list[Path] = []
+    groups: dict[str, list[tuple[Path, object]]] = {}
+    for path in paths:
+        try:
+            header = read_log(path, header_only=True)
+        except UnreadableLog:
+            singles.append(path)
+            continue
+        if shard_of(header) is None:
+            singles.append(path)
+        else:
+            groups.setdefault(settings_key(header), []).append((path, header))
+    return singles, [sorted(g, key=lambda x: (x[1].eval.created, str(x[0]))) for g in groups.values()]
+
+
+def _add_sharded(store: LocalStore, report: AddReport, group: list[tuple[Path, object]],
+                 overrides: RowOverrides | None, say: Say) -> None:
+    """One row per complete sharded run of one configuration, or one refusal line when a shard is missing or
+    doubled (then nothing of it is added: which of two copies of a shard is the right one is the user's call)."""
+    spec = group[0][1].eval
+    label = f"{spec.model} on {spec.task}, {len(group)} shard log(s)"
+    sets, problem = shard_groups(group, lambda x: shard_of(x[1]), label)
+    if problem:
+        names = ", ".join(p.name for p, _ in group)
+        report.refused.append(f"{problem}: {names}")
+        say(f"[yellow]refused[/] {problem}: {names}", False)
+        return
+    for part in sets:
+        try:
+            submission = read_submission([part.parts[k][0] for k in sorted(part.parts)], overrides,  # type: ignore[arg-type]
+                                         submission_from_shards)
+        except LogError as e:
+            report.refused.append(str(e))
+            say(f"[yellow]refused[/] {e}", False)
+            continue
+        _keep(store, report, submission.row, None, say, submission)
 
 
 def keep_fetched(store: LocalStore, fetched: Iterable[ResultRow], repo_id: str) -> None:

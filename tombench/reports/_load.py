@@ -10,6 +10,11 @@ task arguments, model, decoding, data, limits, ...) are different experiments, l
 runs of the same questions would double n and narrow the interval without adding a single new question, and
 keeping only the newest would hide the run-to-run spread a re-run exists to show, so both are shown, apart.
 
+**Shards are one run** (issue #28 point 4). The N logs of a task run as `-T shard=K/N` on N machines are parts of
+one run (`kit.logs.shard_of`; their settings are equal but for the part): their records carry one `Run`, so every
+table counts each question once. A shard missing or run twice is said in one line; a doubled shard makes a second,
+incomplete run (`run 2 of 2`, tagged with the shards it has), never a doubled count.
+
 Files that are not readable logs (a truncated `.eval`, a `notes.json`) and runs that did not finish are skipped
 with one line each through `on_skip`; the others still make the report. Only the log headers and the samples'
 summaries (scores and small metadata, not messages or events) are read.
@@ -24,7 +29,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tombench.kit.logs import UnreadableLog, log_paths, read_log, read_sample_summaries, run_settings
+from tombench.kit.logs import (
+    UnreadableLog,
+    log_paths,
+    read_log,
+    read_sample_summaries,
+    run_settings,
+    shard_groups,
+    shard_of,
+)
 
 __all__ = ["Run", "SampleRecord", "load_records", "load_runs", "log_paths", "repeat_notes"]
 
@@ -50,7 +63,12 @@ class Run:
     repeat: int = 1
     repeats: int = 1
     created: str = ""
+    #: the log (a sharded run's first shard's)
     log: str = ""
+    #: a sharded run's logs, in shard order (empty for a run of one log)
+    logs: tuple[str, ...] = ()
+    #: an incomplete sharded run: the shards it has ("shards 1/3, 3/3 only"); "" when complete or not sharded
+    partial: str = ""
 
     @property
     def short_tag(self) -> str:
@@ -58,6 +76,8 @@ class Run:
         parts = [self.variant] if self.variant else []
         if self.repeats > 1:
             parts.append(f"run {self.repeat} of {self.repeats}")
+        if self.partial:
+            parts.append(self.partial)
         return ", ".join(parts)
 
     @property
@@ -114,7 +134,8 @@ def _differences(settings: Sequence[dict[str, Any]]) -> list[str]:
     flats = [flat(s) for s in settings]
     keys = sorted({k for f in flats for k in f})
     varying = [k for k in keys if len({json.dumps(f.get(k), sort_keys=True, default=str) for f in flats}) > 1]
-    if set(varying) - set(settings[0]) - {"dataset"}:  # a task argument differs: the items differ because of it
+    # a task argument or the shard count differs: the items differ because of it
+    if set(varying) - set(settings[0]) - {"dataset"} or "shards" in varying:
         varying = [k for k in varying if k != "dataset"]
     return [", ".join(f"{k}={_short(f.get(k))}" for k in varying) for f in flats]
 
@@ -129,8 +150,26 @@ class _Header:
     log: Any
 
 
-def _number(headers: list[_Header]) -> dict[Path, Run]:
-    """Each log's run: variants and repeats numbered within its model and task."""
+def _sharded_runs(model: str, task: str, variant: str, peers: list[_Header], on_skip: OnSkip) -> dict[Path, Run]:
+    """The runs of one configuration's shard logs (`kit.logs.shard_groups`): each log's run, and one line when a
+    shard is missing or doubled."""
+    sets, problem = shard_groups(peers, lambda h: shard_of(h.log), f"note: {model} on {task}"
+                                 + (f" [{variant}]" if variant else ""))
+    if problem:
+        on_skip(problem)
+    runs: dict[Path, Run] = {}
+    for r, part in enumerate(sets):
+        hs = [part.parts[k] for k in sorted(part.parts)]
+        partial = "" if part.complete else \
+            f"shard{'s' if len(hs) > 1 else ''} {', '.join(f'{k}/{part.shards}' for k in sorted(part.parts))} only"
+        run = Run(model, task, variant, r + 1, len(sets), min(h.created for h in hs), str(hs[0].path),
+                  tuple(str(h.path) for h in hs), partial)
+        runs.update({h.path: run for h in hs})
+    return runs
+
+
+def _number(headers: list[_Header], on_skip: OnSkip = lambda line: None) -> dict[Path, Run]:
+    """Each log's run: variants and repeats numbered within its model and task; the shard logs of one run share it."""
     groups: dict[tuple[str, str], list[_Header]] = {}
     for h in headers:
         groups.setdefault((h.model, h.task), []).append(h)
@@ -140,7 +179,12 @@ def _number(headers: list[_Header]) -> dict[Path, Run]:
         variants = _differences([h.settings for h in hs])
         same = [json.dumps(h.settings, sort_keys=True, default=str) for h in hs]
         for i, h in enumerate(hs):
+            if h.path in runs:
+                continue
             peers = [j for j in range(len(hs)) if same[j] == same[i]]
+            if shard_of(h.log) is not None:
+                runs.update(_sharded_runs(model, task, variants[i], [hs[j] for j in peers], on_skip))
+                continue
             runs[h.path] = Run(model, task, variants[i], peers.index(i) + 1, len(peers), h.created, str(h.path))
     return runs
 
@@ -166,13 +210,19 @@ def load_runs(paths: Iterable[str | Path], *, on_skip: OnSkip = lambda line: Non
               progress: Progress = _no_progress,
               keep: Callable[[Any], bool] = lambda log: True) -> list[tuple[Run, Any]]:
     """The finished, readable logs among `paths` (files or folders) that `keep` accepts: each as its run and its
-    header (an `EvalLog` without samples), in run order.
+    header (an `EvalLog` without samples), in run order (the shard logs of one run: one pair each, one `Run`).
 
     Raises FileNotFoundError for a path that does not exist; every other bad file is skipped with one line."""
+    return [(run, h.log) for run, h in _load_headers(paths, on_skip, progress, keep)]
+
+
+def _load_headers(paths: Iterable[str | Path], on_skip: OnSkip, progress: Progress,
+                  keep: Callable[[Any], bool]) -> list[tuple[Run, _Header]]:
+    """`load_runs` with each header's file (the shard logs of one run are several headers with one run)."""
     headers = [h for path in progress(log_paths(paths), "log headers")
                if (h := _header(path, on_skip, keep)) is not None]
-    runs = _number(headers)
-    return sorted(((runs[h.path], h.log) for h in headers), key=lambda pair: pair[0])
+    runs = _number(headers, on_skip)
+    return sorted(((runs[h.path], h) for h in headers), key=lambda pair: (pair[0], str(pair[1].path)))
 
 
 def _value(scores: dict | None) -> float | None:
@@ -213,8 +263,7 @@ def load_records(paths: Iterable[str | Path], *, on_skip: OnSkip = lambda line: 
                  progress: Progress = _no_progress) -> list[SampleRecord]:
     """Every finished log's scored questions as records, each carrying its run. Unreadable files and unfinished
     runs are skipped with one line each through `on_skip`; samples without a numeric score are left out."""
-    runs = [run for run, _ in load_runs(paths, on_skip=on_skip, progress=progress)]
-    by_log = {Path(run.log): run for run in runs}
+    by_log = {h.path: run for run, h in _load_headers(paths, on_skip, progress, lambda log: True)}
     records: list[SampleRecord] = []
     for path in progress(list(by_log), "samples"):
         run = by_log[path]

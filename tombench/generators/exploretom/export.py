@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from tombench.dsl import Story, build_prompt
-from tombench.generators.exploretom.story_inputs import StoryInput, load_story_inputs
+from tombench.generators.exploretom.story_inputs import StoryInput, expand_story_paths, load_story_inputs
 from tombench.generators.exploretom.tokens import TokenCounter, load_token_counter
 
 __all__ = [
@@ -177,8 +177,7 @@ def collect_units(paths: Iterable[str | Path]) -> tuple[list[Unit], list[dict[st
     """
     units: dict[str, Unit] = {}
     inputs = []
-    for path in paths:
-        path = Path(path)
+    for path in expand_story_paths(paths):  # search output folders and live task logs too (e.g. N shards)
         items, _ = load_story_inputs(path)
         inputs.append({"path": str(path), "sha256": hashlib.sha256(path.read_bytes()).hexdigest()})
         for it in items:

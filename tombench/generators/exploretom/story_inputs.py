@@ -1,11 +1,16 @@
 """The stories an infill or an export reads: search results, infill outputs or plain `Story.to_dict()` lines, each
 known by its content digest (`tombench.generators.exploretom.identity`), so merged runs join by story, never by a
 search id.
+
+Inputs may also be a `tombench search --out` folder (its `stories.jsonl`), a live adversarial task's Inspect log
+(the stories its searches kept), or a folder of such logs: the N shards of a run (`--shard`, `-T shard=`) are read
+together, and a story given twice is one story (issue #28 point 4).
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -13,9 +18,10 @@ from typing import Any
 from tombench.dsl import Story, StoryError
 from tombench.generators.exploretom.identity import story_digest
 from tombench.kit.errors import OptionError
+from tombench.kit.logs import LOG_SUFFIXES, UnreadableLog, log_paths, read_log
 from tombench.kit.reading import read_text
 
-__all__ = ["InfillError", "StoryInput", "load_story_inputs", "story_type_and_setting"]
+__all__ = ["InfillError", "StoryInput", "expand_story_paths", "load_story_inputs", "story_type_and_setting"]
 
 
 _EXPECTED = "one story per line as JSON (tombench search's stories.jsonl, an infill output, or Story.to_dict() lines)"
@@ -53,6 +59,47 @@ def story_type_and_setting(rec: dict[str, Any]) -> tuple[str, str]:
     return (setting.split("|")[0] if setting else "unknown"), setting or ""
 
 
+def expand_story_paths(paths: Iterable[str | Path]) -> list[Path]:
+    """The files behind the inputs: a search output folder is its `stories.jsonl`, another folder the Inspect logs
+    in it; files as given. The same file named twice (a folder and its `stories.jsonl`) is read once."""
+    out: list[Path] = []
+    for p in map(Path, paths):
+        if p.is_dir():
+            found = [p / "stories.jsonl"] if (p / "stories.jsonl").is_file() else log_paths([p])
+            if not found:
+                raise InfillError(f"{p}: no stories.jsonl (a tombench search --out folder) and no Inspect logs")
+            out += found
+        else:
+            out.append(p)
+    unique: dict[Path, Path] = {}
+    for p in out:
+        unique.setdefault(p.resolve(), p)
+    return list(unique.values())
+
+
+def _kept_stories(sample: Any) -> list[dict[str, Any]]:
+    """The story records a search sample kept: improved mode lists them, paper mode has at most one."""
+    md = sample.metadata or {}
+    found = md.get("search") or {}
+    kept = found.get("stories") or ([{"id": f"{md.get('setting_id')}|{md.get('attempt')}", "story": found["story"]}]
+                                    if found.get("story") else [])
+    return [{"id": k.get("id"), "story": k["story"], "story_type": md.get("story_type"),
+             "setting_id": md.get("setting_id")} for k in kept]
+
+
+def _log_story_inputs(path: Path) -> list[StoryInput]:
+    """The stories a live adversarial log's searches kept (its search samples' `search` metadata)."""
+    try:
+        log = read_log(path, exclude_fields={"messages", "events", "store"})
+    except UnreadableLog as e:
+        raise InfillError(str(e)) from None
+    searches = [s for s in log.samples or [] if (s.metadata or {}).get("tombench_kind") == "search"]
+    if not searches:
+        raise InfillError(f"{path}: not a live adversarial log (tombench/exploretom_adversarial): no search samples")
+    items = (_story_input(rec, f"{path}:{s.id}") for s in searches for rec in _kept_stories(s))
+    return [it for it in items if it is not None]
+
+
 def load_story_inputs(path: str | Path) -> tuple[list[StoryInput], int]:
     """Stories from a JSONL file: search results (`{"story": ...}`), infill outputs, or plain `Story.to_dict()` lines.
 
@@ -63,6 +110,8 @@ def load_story_inputs(path: str | Path) -> tuple[list[StoryInput], int]:
     error, since joining by it would attach text or labels to another story.
     """
     path = Path(path)
+    if path.suffix in LOG_SUFFIXES and path.is_file():
+        return _log_story_inputs(path), 0
     try:  # the kit's strict reader: a missing, empty, binary or non-UTF-8 file is one line naming it
         text = read_text(path, what="stories", expected=_EXPECTED)
     except OptionError as e:

@@ -37,7 +37,17 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 from tombench.dsl import ACTION_SETS, Setting, derive_seed
 from tombench.generators.exploretom.search.run_options import ASYMMETRY
 from tombench.kit.errors import OptionError
-from tombench.kit.options import MAX_MOVES, check_bool, check_float, check_int, check_ints, people_limit, rooms_limit
+from tombench.kit.options import (
+    MAX_MOVES,
+    check_bool,
+    check_float,
+    check_int,
+    check_ints,
+    check_shard,
+    in_shard,
+    people_limit,
+    rooms_limit,
+)
 from tombench.kit.pinning import TaskData
 from tombench.scorers.exploretom import SEARCH_KIND, adversarial_answer, search_outcome
 from tombench.scorers.story_questions import matcher_check, validate_check
@@ -76,10 +86,16 @@ def adversarial_settings(
 
 
 def search_samples(settings: Sequence[Setting], stories_per_setting: int, seed: int,
-                   per_setting: bool = False) -> list[Sample]:
-    """One seed sample per (setting, story): the search to run; `per_setting`: one per setting (improved mode)."""
+                   per_setting: bool = False, shard: tuple[int, int] = (1, 1)) -> list[Sample]:
+    """One seed sample per (setting, story): the search to run; `per_setting`: one per setting (improved mode).
+
+    `shard` (K, N): only the settings of that shard (`kit.options.in_shard`); a setting keeps its place in the whole
+    grid (`setting_index`, which picks its slot contexts) and its seeds, so the N shards' samples are the
+    unsharded task's."""
     out = []
     for j, s in enumerate(settings):
+        if not in_shard(j, shard):
+            continue
         for i in range(1 if per_setting else stories_per_setting):
             out.append(Sample(
                 id=f"search|{s.id}|{i}",
@@ -214,6 +230,7 @@ def exploretom_adversarial(
     contexts: str = "bank",
     question_orders: int | list[int] | str = "0,1,2",
     check: Literal["strict", "substring", "judge"] = "strict",
+    shard: str | None = None,
 ) -> Task:
     """Live adversarial ExploreToM: search stories against the model under test, then score it on them.
 
@@ -232,8 +249,11 @@ def exploretom_adversarial(
         question_orders: ToM orders of the scored questions (0 = state tracking, 1, 2).
         check: answer matching, "strict", the original "substring", or "judge" (a grader model scores the question
             samples, `--model-role grader=...`; the search itself reads answers with "strict").
+        shard: "K/N" runs every N-th setting of the grid from the K-th (one of N machines, docs/scale.md); the N
+            shards' logs are one run for `tombench report` and `tombench leaderboard push`.
     """
     prune = check_bool("prune", prune)
+    shard_kn = check_shard("shard", shard)
     short_story_shortcut = check_bool("short_story_shortcut", short_story_shortcut)
     from inspect_ai import SampleSource
 
@@ -262,12 +282,16 @@ def exploretom_adversarial(
         SearchConfig(**search_config)  # validate early, before any model call
     except ValueError as e:
         raise OptionError(str(e)) from None
+    samples = search_samples(settings, stories_per_setting, seed, per_setting=mode == "improved", shard=shard_kn)
+    if not samples:
+        raise OptionError(f"shard {shard} has no settings: the grid has {len(settings)}")
     return Task(
-        dataset=SampleSource.from_samples(search_samples(settings, stories_per_setting, seed,
-                                                         per_setting=mode == "improved")),
+        dataset=SampleSource.from_samples(samples),
         solver=adversarial_solver(search_config, contexts, tuple(orders), seed),
         scorer=[adversarial_answer(check=check_mode), search_outcome()],
         config=TOM_CONFIG,
-        metadata={"benchmark": "exploretom", "live_adversarial": True, "settings": len(settings)},
+        # settings: the whole grid's (a shard's share of it is in its samples; the shards' logs combine into one run)
+        metadata={"benchmark": "exploretom", "live_adversarial": True, "settings": len(settings),
+                  **({"shard": f"{shard_kn[0]}/{shard_kn[1]}"} if shard_kn[1] > 1 else {})},
         version="0.2.0",  # 0.2.0: settings_filled counts all N stories (was: at least one)
     )

@@ -25,7 +25,7 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from tombench.kit.errors import OptionError
-from tombench.kit.options import MAX_MOVES, check_bool, check_int, check_ints, people_limit
+from tombench.kit.options import MAX_MOVES, check_bool, check_int, check_ints, check_shard, in_shard, people_limit
 from tombench.kit.pinning import TaskData
 from tombench.scorers.story_questions import CheckMode, tom_answer, validate_check
 from tombench.tasks.story_questions import HEADLINE, TOM_CONFIG, story_samples, tom_solver
@@ -65,18 +65,23 @@ def random_samples(
     false_belief_only: bool = False,
     orders: Sequence[int] = (0, 1, 2),
     max_tries: int = 200,
+    shard: tuple[int, int] = (1, 1),
 ) -> tuple[list[Sample], list[str]]:
     """The samples of the split, and the ids of settings for which no story could be drawn.
 
     A story is drawn with its own `random.Random(derive_seed(seed, setting.id, k))`; with `false_belief_only`, draws
     are repeated (same rng) until the story requires ToM (at least one interesting question, §5.3). Story ids are
-    `seed{seed}|{setting.id}|s{k}`, sample ids `{story_id}|q{index:02d}`.
+    `seed{seed}|{setting.id}|s{k}`, sample ids `{story_id}|q{index:02d}`. `shard` (K, N): only every N-th setting
+    of the grid from the K-th (`kit.options.in_shard`); each story's seed depends on its setting alone, so the N
+    shards' samples are the unsharded split's.
     """
     from tombench.dsl import derive_seed, random_story, settings_grid
 
     samples: list[Sample] = []
     skipped: list[str] = []
-    for setting in settings_grid(tuple(story_types), tuple(people), tuple(moves)):
+    for j, setting in enumerate(settings_grid(tuple(story_types), tuple(people), tuple(moves))):
+        if not in_shard(j, shard):
+            continue
         for k in range(stories_per_setting):
             rng = random.Random(derive_seed(seed, setting.id, k))
             story = None
@@ -108,6 +113,7 @@ def exploretom_random(
     question_orders: int | list[int] | str | None = None,
     check: CheckMode = "strict",
     cache: bool = False,
+    shard: str | None = None,
 ) -> Task:
     """Random isDesired ExploreToM stories per setting, all their questions, scored with the one matcher.
 
@@ -124,10 +130,13 @@ def exploretom_random(
         check: answer test, `strict` (default), `substring` (the original `expected in response.lower()`) or
             `judge` (a grader model: `--model-role grader=...`).
         cache: use Inspect's response cache for model calls.
+        shard: "K/N" draws every N-th setting of the grid from the K-th (one of N machines, docs/scale.md); the
+            N shards' logs are one run for `tombench report` and `tombench leaderboard push`.
     """
 
     false_belief_only = check_bool("false_belief_only", false_belief_only)
     cache = check_bool("cache", cache)
+    shard_kn = check_shard("shard", shard)
     from tombench.dsl import STORY_TYPES
     from tombench.dsl.context import ContextError
 
@@ -155,6 +164,7 @@ def exploretom_random(
         contexts=ctxs,
         false_belief_only=false_belief_only,
         orders=orders,
+        shard=shard_kn,
     )
     if not samples:
         hint = "" if contexts == "bank" else "; try -T contexts=bank"
@@ -177,5 +187,6 @@ def exploretom_random(
             "contexts": contexts,
             "false_belief_only": false_belief_only,
             "settings_skipped": skipped,
+            **({"shard": f"{shard_kn[0]}/{shard_kn[1]}"} if shard_kn[1] > 1 else {}),
         },
     )

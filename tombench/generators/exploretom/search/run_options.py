@@ -14,8 +14,9 @@ from typing import Literal
 from tombench.dsl import ACTION_SETS, Setting
 from tombench.generators.exploretom.search.astar import SearchConfig
 from tombench.generators.exploretom.search.runner import RunConfig
+from tombench.kit.options import in_shard
 
-__all__ = ["ASYMMETRY", "story_types", "setting_grid", "run_config"]
+__all__ = ["ASYMMETRY", "story_types", "setting_grid", "shard_grid", "run_config"]
 
 #: --asymmetric: the story-type suffixes each choice searches
 ASYMMETRY = {"plain": ("",), "asymmetric": ("+asymmetric",), "both": ("", "+asymmetric")}
@@ -35,6 +36,14 @@ def setting_grid(types: Sequence[str], people: Sequence[int], moves: Sequence[in
                  rooms: int | None = None) -> list[Setting]:
     """Every setting of the grid, story type first, then people, then moves (the order the run searches them)."""
     return [Setting.make(t, p, m, rooms) for t in types for p in people for m in moves]
+
+
+def shard_grid(settings: Sequence[Setting], shard: tuple[int, int]) -> tuple[list[int], list[Setting]]:
+    """Shard (K, N) of the grid: the places (in the whole grid) and settings of every N-th setting from the K-th
+    (`kit.options.in_shard`). The places go to `run_searches(setting_indices=...)`: a setting's slot contexts follow
+    its place in the whole grid, so a shard searches exactly what the unsharded run searches for its settings."""
+    picked = [(j, s) for j, s in enumerate(settings) if in_shard(j, shard)]
+    return [j for j, _ in picked], [s for _, s in picked]
 
 
 def run_config(*, stories_per_setting: int, budget: int, budget_unit: str, budget_per_setting: int | None,

@@ -507,8 +507,16 @@ async def run_searches(
     *,
     parallel_settings: int = 4,
     on_update: Callable[[SettingProgress], None] = lambda p: None,
+    setting_indices: Sequence[int] | None = None,
 ) -> list[SettingProgress]:
-    """Search every setting (up to `parallel_settings` at once), appending results to `out_dir` as they come."""
+    """Search every setting (up to `parallel_settings` at once), appending results to `out_dir` as they come.
+
+    `setting_indices`: each setting's place in the whole grid when `settings` is one shard of it
+    (`run_options.shard_grid`); slot contexts follow the place, and seeds depend only on the setting, so the N
+    shards' outputs together are the unsharded run's. Default: the settings' own order."""
+    indices = list(range(len(settings))) if setting_indices is None else list(setting_indices)
+    if len(indices) != len(settings):
+        raise ValueError("setting_indices must give one place per setting")
     if not contexts:
         raise ValueError("no contexts to build stories from")
     prepare_out_dir(out_dir, run)
@@ -528,7 +536,8 @@ async def run_searches(
     async def guarded(j: int, p: SettingProgress) -> None:
         async with sem:
             sid = p.setting.id
-            kept = await search_setting(p.setting, slot_contexts(contexts, run.seed, j, run.stories_per_setting),
+            kept = await search_setting(p.setting, slot_contexts(contexts, run.seed, indices[j],
+                                                                 run.stories_per_setting),
                                         answer, run, done_attempts=done.get(sid, {}), on_attempt=attempts.write,
                                         progress=p, on_update=on_update)
             for rec in kept:
