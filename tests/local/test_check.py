@@ -43,7 +43,7 @@ def test_ci_builds_the_local_extras_pin_portably() -> None:
     ci = (ROOT / ".ci" / "run").read_text()
     pinned = re.search(r'^local = \["llama-cpp-python\[server\]==([^"]+)"\]$', (ROOT / "pyproject.toml").read_text(), re.M)
     assert pinned, "the local extra's pin not found in pyproject.toml"
-    assert f'"llama-cpp-python=={pinned.group(1)}"' in ci
+    assert f'llama_spec="llama-cpp-python=={pinned.group(1)}"' in ci
     cmake_args = re.search(r'CMAKE_ARGS="\$\{CMAKE_ARGS:-([^}]*)\}"', ci)
     assert cmake_args, "CMAKE_ARGS default not found in .ci/run"
     assert "-DGGML_NATIVE=OFF" in cmake_args.group(1).split()
