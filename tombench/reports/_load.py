@@ -111,6 +111,9 @@ class SampleRecord:
     search_method: str | None = None
     #: the log it came from: records of different runs are never pooled
     run: Run | None = None
+    #: the story the question belongs to (sample metadata `story_id`): questions of one story are one cluster for
+    #: the interval, as on the leaderboard
+    story: str | None = None
 
     @property
     def column(self) -> Run:
@@ -256,6 +259,7 @@ def _record(summary: Any, run: Run) -> SampleRecord | None:
         asymmetric=md.get("asymmetric"), interesting=md.get("interesting"), order=md.get("order"),
         people=md.get("people"), moves=md.get("moves"), generator_model=md.get("generator_model"),
         search_method=md.get("search_method"), run=run,
+        story=None if md.get("story_id") is None else str(md.get("story_id")),
     )
 
 

@@ -14,7 +14,10 @@ Only ExploreToM questions (those with an action set) enter these tables: a ToMi 
 row. A column is one *run*: one model on one task with one set of settings (`_load.Run`). Logs of different tasks
 of one model (adversarial, random, static, transfer) hold different stories, logs with different settings are
 different experiments, and repeats of one configuration are shown apart (run 1, run 2): none is ever pooled. Every
-cell shows its 95% Wilson interval and its n, which stays honest at 0% and 100%.
+cell shows its 95% interval and its n: the kit's clustered interval (Wilson on n / design effect, t on stories - 1
+degrees of freedom, the leaderboard's rule, docs/leaderboard.md) over the cell's questions grouped by their story,
+so that 22 questions of one story do not count as 22 independent observations and a cell at 0% or 100% stays
+honest; questions without a story id are each their own cluster (plain Wilson).
 
 Columns are headed by short keys (A, B, ...) with a legend beneath the table naming each key's model, task and what
 sets its run apart, so several runs fit a 120-column terminal instead of headers cut to "tombench/… (exploret…"
@@ -27,7 +30,7 @@ from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from tombench.kit.intervals import wilson_interval
+from tombench.kit.intervals import clustered_interval
 from tombench.reports._load import Run, SampleRecord
 
 __all__ = ["Cell", "ReportTable", "exploretom_records", "per_action_set_table", "interesting_table",
@@ -38,10 +41,12 @@ __all__ = ["Cell", "ReportTable", "exploretom_records", "per_action_set_table", 
 class Cell:
     mean: float
     n: int
+    low: float
+    high: float
 
     @property
     def interval(self) -> tuple[float, float]:
-        return wilson_interval(self.mean * self.n, self.n)
+        return self.low, self.high
 
     def text(self) -> str:
         lo, hi = self.interval
@@ -78,9 +83,16 @@ class ReportTable:
 
 
 def _cell(recs: Sequence[SampleRecord]) -> Cell | None:
+    """The cell's mean and its clustered interval: per-story (score total, questions), a story-less record alone."""
     if not recs:
         return None
-    return Cell(sum(r.correct for r in recs) / len(recs), len(recs))
+    totals: dict[Hashable, list[float]] = {}
+    for i, r in enumerate(recs):
+        total = totals.setdefault(("story", r.story) if r.story is not None else ("item", i), [0.0, 0.0])
+        total[0] += r.correct
+        total[1] += 1
+    ci = clustered_interval([(s, m) for s, m in totals.values()])
+    return Cell(sum(r.correct for r in recs) / len(recs), len(recs), ci.low, ci.high)
 
 
 def _fmt(c: Cell | None) -> str:
@@ -143,7 +155,7 @@ def per_action_set_table(recs: Sequence[SampleRecord]) -> ReportTable:
     if rows:
         rows.append(["overall"] + [_fmt(_cell([r for r in fo if r.column == c and bool(r.asymmetric) == a]))
                                    for c in cols for a in (False, True)])
-    return ReportTable("Table 1: first-order accuracy per action set, plain and asymmetric (95% Wilson interval, "
+    return ReportTable("Table 1: first-order accuracy per action set, plain and asymmetric (95% interval clustered by story, "
                        "n questions)", header, rows, _legend(keys, cols))
 
 
