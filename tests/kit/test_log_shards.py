@@ -25,7 +25,11 @@ LIVE = {"action_sets": "tomi", "asymmetric": "both", "people": "2,3", "moves": 2
 
 
 def _eval(task, folder: Path) -> Path:
-    (log,) = eval(task, model="tombench/recency", log_dir=str(folder), display="none")
+    """One run with a response cache of its own: the runs are compared field by field, token usage included, and a
+    response cached by an earlier run (or by another process sharing the user's cache) is served without usage."""
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("INSPECT_CACHE_DIR", str(folder.parent / f"cache-{folder.name}-{len(list(folder.parent.iterdir()))}"))
+        (log,) = eval(task, model="tombench/recency", log_dir=str(folder), display="none")
     assert log.status == "success", log.error
     return Path(log.location)
 

@@ -27,6 +27,17 @@ class CompletionCheck:
     completion_tokens: int
 
 
+def _exits(server: LocalServer, grace: float = 5.0) -> bool:
+    """Whether the server is gone, allowing it `grace` seconds: a crashing process has closed its socket (so the
+    client already failed) a moment before the kernel reports it exited."""
+    deadline = time.monotonic() + grace
+    while server.running:
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True
+
+
 def check_completion(server: LocalServer, *, timeout: float = 120.0, max_tokens: int = 16) -> CompletionCheck:
     """Ask the server for one greedy completion; raise `ServerStartError` (with the log's tail) if none comes back.
 
@@ -45,7 +56,7 @@ def check_completion(server: LocalServer, *, timeout: float = 120.0, max_tokens:
             temperature=0.0,
         )
     except OpenAIError as exc:
-        state = "exited" if not server.running else "is running but did not answer"
+        state = "exited" if _exits(server) else "is running but did not answer"
         raise ServerStartError(
             f"the local server {state} on its first completion ({type(exc).__name__}); see its log: "
             f"{server.log_path}",
