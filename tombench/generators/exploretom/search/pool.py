@@ -17,6 +17,7 @@ stops them.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import itertools
 import multiprocessing as mp
 import queue
@@ -29,7 +30,7 @@ from typing import Any
 
 from tombench.generators.exploretom.search.evaluator import Answerer
 
-__all__ = ["SearchPool", "WorkerError"]
+__all__ = ["SearchPool", "WorkerError", "shared_pool"]
 
 Job = Callable[..., Awaitable[Any]]
 
@@ -180,6 +181,27 @@ class SearchPool:
             self._ins[pending.worker].put(("cancel", jid))
             return
         self._ins[pending.worker].put(("answer", rid, list(responses)))
+
+
+_SHARED: dict[int, SearchPool] = {}
+
+
+def shared_pool(workers: int) -> SearchPool:
+    """One pool of `workers` processes for this whole process, started at first use and stopped at exit.
+
+    Why: the live task's search samples are solver calls with no hook at the end of an eval, and starting worker
+    processes per sample would cost more than many searches; Inspect may also run several evals in one process
+    (eval-set), each on its own event loop, which one pool serves alike."""
+    pool = _SHARED.get(workers)
+    if pool is None or pool._closed:
+        pool = _SHARED[workers] = SearchPool(workers)
+    return pool
+
+
+@atexit.register
+def _close_shared() -> None:
+    for pool in _SHARED.values():
+        pool.close()
 
 
 def _fail(future: asyncio.Future, error: BaseException) -> None:

@@ -46,7 +46,8 @@ from tombench.generators.exploretom.search.baselines import over_generate, rando
 from tombench.generators.exploretom.search.diversity import select_distinct, story_shape
 from tombench.generators.exploretom.search.evaluator import Answerer, NodeEval
 
-__all__ = ["RunConfig", "SettingProgress", "run_searches", "search_setting", "slot_contexts", "select_kept",
+__all__ = ["RunConfig", "SettingProgress", "run_searches", "search_setting", "setting_job", "astar_job",
+           "slot_contexts", "select_kept",
            "prepare_out_dir", "read_jsonl", "RunConfigMismatch"]
 
 Method = Literal["astar", "over-generate", "random"]
@@ -550,8 +551,8 @@ async def run_searches(
                 kept = await search_setting(p.setting, ctxs, answer, run, done_attempts=done.get(sid, {}),
                                             on_attempt=attempts.write, progress=p, on_update=on_update)
             else:
-                kept = await pool.run(_setting_job, (p.setting, ctxs, run, done.get(sid, {})), answer,
-                                      _SettingEvents(p, attempts.write, on_update))
+                kept, _ = await pool.run(setting_job, (p.setting, ctxs, run, done.get(sid, {})), answer,
+                                         _SettingEvents(p, attempts.write, on_update))
             for rec in kept:
                 # known by content identity: the same story is never written twice into one run
                 if _record_digest(rec) not in written.get(sid, set()):
@@ -565,15 +566,24 @@ async def run_searches(
     return progress
 
 
-async def _setting_job(answer: Answerer, emit: Callable[[Any], None], setting: Setting,
-                       contexts: Sequence[Context], run: RunConfig,
-                       done_attempts: dict[int, dict[str, Any]]) -> list[dict[str, Any]]:
-    """One setting's searches in a worker process (`pool.SearchPool`): each finished attempt and progress goes to
-    the parent as it comes (the parent writes it: nothing is lost on interruption), the kept records are the result."""
-    return await search_setting(setting, contexts, answer, run, done_attempts=done_attempts,
-                                on_attempt=lambda rec: emit(("attempt", rec)),
-                                progress=SettingProgress(setting, run.stories_per_setting),
+async def setting_job(answer: Answerer, emit: Callable[[Any], None], setting: Setting,
+                      contexts: Sequence[Context], run: RunConfig,
+                      done_attempts: dict[int, dict[str, Any]] | None = None,
+                      ) -> tuple[list[dict[str, Any]], SettingProgress]:
+    """`search_setting` as a job of a worker process (`pool.SearchPool`): each finished attempt and the progress go
+    to the parent as they come (the parent writes them: nothing is lost on interruption); the kept records and the
+    final counters are the result."""
+    prog = SettingProgress(setting, run.stories_per_setting)
+    kept = await search_setting(setting, contexts, answer, run, done_attempts=done_attempts,
+                                on_attempt=lambda rec: emit(("attempt", rec)), progress=prog,
                                 on_update=lambda p: emit(("progress", p)))
+    return kept, prog
+
+
+async def astar_job(answer: Answerer, emit: Callable[[Any], None], setting: Setting, context: Context,
+                    config: SearchConfig, seed: int) -> SearchResult:
+    """One A* search (the live task's paper mode: one story) as a job of a worker process."""
+    return await astar_search(setting, context, answer, config, random.Random(seed))
 
 
 class _SettingEvents:
