@@ -25,7 +25,7 @@ import signal
 import threading
 import traceback
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from tombench.generators.exploretom.search.evaluator import Answerer
@@ -42,11 +42,16 @@ class WorkerError(RuntimeError):
 @dataclass
 class _Pending:
     loop: asyncio.AbstractEventLoop
-    future: asyncio.Future
-    answer: Answerer
-    on_event: Callable[[Any], None]
+    #: the job's messages from the worker (and "failed"/"lost" from this side), read by the job's caller
+    inbox: asyncio.Queue
     worker: int
-    asks: set[asyncio.Task] = field(default_factory=set)
+
+    def put(self, msg: tuple) -> None:
+        """Hand `msg` to the job's caller, from any thread; dropped when the caller's event loop has ended."""
+        try:
+            self.loop.call_soon_threadsafe(self.inbox.put_nowait, msg)
+        except RuntimeError:  # its event loop is closed: nobody waits
+            pass
 
 
 class SearchPool:
@@ -80,7 +85,10 @@ class SearchPool:
 
     async def run(self, job: Job, args: tuple, answer: Answerer,
                   on_event: Callable[[Any], None] = lambda m: None) -> Any:
-        """Run `job(answer_proxy, emit, *args)` in a worker, answering its prompts with `answer` here; its result."""
+        """Run `job(answer_proxy, emit, *args)` in a worker, answering its prompts with `answer` here; its result.
+
+        The prompts are answered by tasks started from this coroutine, so they run in its context: Inspect records
+        the model calls in the calling sample's transcript and counts them against its limits, as in one process."""
         if self._closed:
             raise RuntimeError("the search pool is closed")
         loop = asyncio.get_running_loop()
@@ -88,17 +96,35 @@ class SearchPool:
             jid = next(self._ids)
             w = min(range(len(self._load)), key=self._load.__getitem__)
             self._load[w] += 1
-            pending = self._jobs[jid] = _Pending(loop, loop.create_future(), answer, on_event, w)
+            pending = self._jobs[jid] = _Pending(loop, asyncio.Queue(), w)
+        asks: set[asyncio.Task] = set()
+        finished = False
         self._ins[w].put(("job", jid, job, args))
         try:
-            return await pending.future
+            while True:
+                msg = await pending.inbox.get()
+                kind = msg[0]
+                if kind == "ask":
+                    task = asyncio.ensure_future(self._ask(pending, jid, msg[2], msg[3], answer))
+                    asks.add(task)
+                    task.add_done_callback(asks.discard)
+                elif kind == "event":
+                    on_event(msg[2])
+                elif kind == "done":
+                    finished = True
+                    return msg[2]
+                elif kind == "error":
+                    finished = True
+                    raise WorkerError(msg[2])
+                else:  # "failed": the model's own error (a connection error stays one); "lost": the worker died
+                    raise msg[1]
         finally:
             with self._lock:
                 self._jobs.pop(jid, None)
                 self._load[w] -= 1
-            for t in pending.asks:
+            for t in asks:
                 t.cancel()
-            if not pending.future.done() or pending.future.cancelled():
+            if not finished and not self._closed:
                 self._ins[w].put(("cancel", jid))
 
     def close(self) -> None:
@@ -125,7 +151,7 @@ class SearchPool:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # --- the parent's side of the queues: a thread hands each message to the loop that runs its job
+    # --- the parent's side of the queues: a thread hands each message to the loop that waits for its job
 
     def _read(self) -> None:
         while True:
@@ -141,10 +167,7 @@ class SearchPool:
             with self._lock:
                 pending = self._jobs.get(msg[1])
             if pending is not None:
-                try:
-                    pending.loop.call_soon_threadsafe(self._handle, pending, msg)
-                except RuntimeError:  # its event loop has ended: nobody waits
-                    pass
+                pending.put(msg)
 
     def _check_alive(self) -> None:
         """Fail the jobs of a worker that died (killed, out of memory): their callers must not wait forever."""
@@ -153,32 +176,14 @@ class SearchPool:
         with self._lock:
             lost = [p for p in self._jobs.values() if not self._procs[p.worker].is_alive()]
         for p in lost:
-            error = WorkerError(f"search worker {p.worker} died (exit code {self._procs[p.worker].exitcode})")
-            try:
-                p.loop.call_soon_threadsafe(_fail, p.future, error)
-            except RuntimeError:  # its event loop has ended: nobody waits
-                pass
+            p.put(("lost", WorkerError(f"search worker {p.worker} died (exit code "
+                                       f"{self._procs[p.worker].exitcode})")))
 
-    def _handle(self, pending: _Pending, msg: tuple) -> None:
-        kind = msg[0]
-        if kind == "ask":
-            task = asyncio.ensure_future(self._ask(pending, msg[1], msg[2], msg[3]))
-            pending.asks.add(task)
-            task.add_done_callback(pending.asks.discard)
-        elif kind == "event":
-            pending.on_event(msg[2])
-        elif kind == "done":
-            if not pending.future.done():
-                pending.future.set_result(msg[2])
-        elif kind == "error":
-            _fail(pending.future, WorkerError(msg[2]))
-
-    async def _ask(self, pending: _Pending, jid: int, rid: int, prompts: list) -> None:
+    async def _ask(self, pending: _Pending, jid: int, rid: int, prompts: list, answer: Answerer) -> None:
         try:
-            responses = await pending.answer(prompts)
-        except Exception as e:  # the caller gets the model's own error (a connection error stays one)
-            _fail(pending.future, e)
-            self._ins[pending.worker].put(("cancel", jid))
+            responses = await answer(prompts)
+        except Exception as e:
+            pending.inbox.put_nowait(("failed", e))
             return
         self._ins[pending.worker].put(("answer", rid, list(responses)))
 
@@ -202,11 +207,6 @@ def shared_pool(workers: int) -> SearchPool:
 def _close_shared() -> None:
     for pool in _SHARED.values():
         pool.close()
-
-
-def _fail(future: asyncio.Future, error: BaseException) -> None:
-    if not future.done():
-        future.set_exception(error)
 
 
 # --- the worker's side
