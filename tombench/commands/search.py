@@ -80,7 +80,8 @@ def _contexts(value: str) -> list:
 @click.option("--shard", default=None, metavar="K/N",
               help="Search only shard K of N of the grid (every N-th setting from the K-th), e.g. on N machines; "
                    "the N outputs together are the unsharded run's (export-training reads them all).")
-@click.option("--parallel-settings", type=click.IntRange(1), default=4, show_default=True, help="Settings searched at once.")
+@click.option("--parallel-settings", type=click.IntRange(1), default=None,
+              help="Settings searched at once (default: 4, or --workers when more, so every worker has one).")
 @click.option("--workers", default="all", show_default=True, metavar="N|all",
               help="Processes for the search's CPU work ('all': every core; 1: none, all in this one); the output is "
                    "the same for any N (docs/scale.md).")
@@ -93,7 +94,7 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
            rooms: int | None, stories_per_setting: int, budget: int, budget_unit: str, budget_per_setting: int | None,
            method: str, mode: str, refine: float | None, prune: bool, scope: str, max_similarity: float | None,
            g_variant: str, k: int, check: str, contexts: str, seed: int, max_connections: int | None,
-           shard: str | None, parallel_settings: int, workers: str, no_cache: bool, out_dir: Path,
+           shard: str | None, parallel_settings: int | None, workers: str, no_cache: bool, out_dir: Path,
            export_hf: Path | None) -> None:
     """Search adversarial stories against a model, for every setting of a grid."""
     from tombench.generators.exploretom.search import run_options
@@ -112,6 +113,7 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
         raise UserError(f"shard {shard} has no settings: the grid has fewer than {_shard(shard)[0]} settings")
     margs = _model_args(model_args)
     n_workers = _workers(workers)
+    parallel_settings = parallel_settings or max(4, n_workers)
     try:
         run = run_options.run_config(
             stories_per_setting=stories_per_setting, budget=budget, budget_unit=budget_unit,
