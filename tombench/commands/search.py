@@ -80,7 +80,11 @@ def _contexts(value: str) -> list:
 @click.option("--shard", default=None, metavar="K/N",
               help="Search only shard K of N of the grid (every N-th setting from the K-th), e.g. on N machines; "
                    "the N outputs together are the unsharded run's (export-training reads them all).")
-@click.option("--parallel-settings", type=click.IntRange(1), default=4, show_default=True, help="Settings searched at once.")
+@click.option("--parallel-settings", type=click.IntRange(1), default=None,
+              help="Settings searched at once (default: 4, or --workers when more, so every worker has one).")
+@click.option("--workers", default="all", show_default=True, metavar="N|all",
+              help="Processes for the search's CPU work ('all': every core; 1: none, all in this one); the output is "
+                   "the same for any N (docs/scale.md).")
 @click.option("--no-cache", is_flag=True, help="Do not use Inspect's response cache.")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Output directory (resumable).")
@@ -90,7 +94,8 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
            rooms: int | None, stories_per_setting: int, budget: int, budget_unit: str, budget_per_setting: int | None,
            method: str, mode: str, refine: float | None, prune: bool, scope: str, max_similarity: float | None,
            g_variant: str, k: int, check: str, contexts: str, seed: int, max_connections: int | None,
-           shard: str | None, parallel_settings: int, no_cache: bool, out_dir: Path, export_hf: Path | None) -> None:
+           shard: str | None, parallel_settings: int | None, workers: str, no_cache: bool, out_dir: Path,
+           export_hf: Path | None) -> None:
     """Search adversarial stories against a model, for every setting of a grid."""
     from tombench.generators.exploretom.search import run_options
     from tombench.generators.exploretom.search.runner import RunConfigMismatch, prepare_out_dir
@@ -107,6 +112,8 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
     if not settings:
         raise UserError(f"shard {shard} has no settings: the grid has fewer than {_shard(shard)[0]} settings")
     margs = _model_args(model_args)
+    n_workers = _workers(workers)
+    parallel_settings = parallel_settings or max(4, n_workers)
     try:
         run = run_options.run_config(
             stories_per_setting=stories_per_setting, budget=budget, budget_unit=budget_unit,
@@ -120,7 +127,8 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
     except RunConfigMismatch as e:
         raise UserError(str(e)) from None
     console = Console(width=max(Console().width, 110))
-    results = _run_with_progress(console, settings, ctxs, answer, run, out_dir, parallel_settings, indices)
+    results = _run_with_progress(console, settings, ctxs, answer, run, out_dir, parallel_settings, indices,
+                                 n_workers)
     _print_summary(console, results, f"{model} ({method}{'/' + mode if method == 'astar' else ''})",
                    stories_per_setting, out_dir)
     if export_hf is not None:
@@ -139,6 +147,17 @@ def _shard(value: str | None) -> tuple[int, int]:
         raise UserError(str(e)) from None
 
 
+def _workers(value: str) -> int:
+    """--workers N or 'all' as a number of processes, or one line (the check the task's `-T workers=` shares)."""
+    from tombench.kit.errors import OptionError
+    from tombench.kit.options import check_workers
+
+    try:
+        return check_workers("--workers", value)
+    except OptionError as e:
+        raise UserError(str(e)) from None
+
+
 def _model_args(pairs: tuple[str, ...]) -> dict[str, str]:
     """-M KEY=VALUE options as a dict, or a one-line error."""
     margs = {}
@@ -152,7 +171,7 @@ def _model_args(pairs: tuple[str, ...]) -> dict[str, str]:
 
 def _run_with_progress(console: Console, settings: list[Setting], ctxs: list[Context], answer: Answerer,
                        run: RunConfig, out_dir: Path, parallel_settings: int,
-                       indices: list[int] | None = None) -> list[SettingProgress]:
+                       indices: list[int] | None = None, workers: int = 1) -> list[SettingProgress]:
     """Run the searches under two live bars (settings done; budget spent), their results per setting. An interrupt
     or an unreachable model is a one-line error."""
     from tombench.generators.exploretom.search.runner import run_searches
@@ -179,7 +198,7 @@ def _run_with_progress(console: Console, settings: list[Setting], ctxs: list[Con
         try:
             return asyncio.run(run_searches(settings, ctxs, answer, run, out_dir,
                                             parallel_settings=parallel_settings, on_update=on_update,
-                                            setting_indices=indices))
+                                            setting_indices=indices, workers=workers))
         except KeyboardInterrupt:
             raise UserError(f"interrupted; run the same command again to resume from {out_dir}") from None
         except Exception as e:  # a model that cannot be reached (no key, offline) is a user error, not a crash

@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-__all__ = ["LOG_SUFFIXES", "ShardSet", "UnreadableLog", "combine_shards", "log_paths", "read_log",
+__all__ = ["LOG_SUFFIXES", "RUNTIME_ARGS", "ShardSet", "shaping_args", "UnreadableLog", "combine_shards", "log_paths", "read_log",
            "read_sample_summaries", "run_settings", "settings_key", "shard_groups", "shard_of"]
 
 #: The file suffixes Inspect writes logs with.
@@ -127,6 +127,16 @@ def shard_of(log: Any) -> tuple[int, int] | None:
     return kn if 1 <= kn[0] <= kn[1] and kn[1] > 1 else None
 
 
+#: task arguments that say where the work runs, never what it computes (`workers`: processes for the live search's
+#: CPU, the same samples and scores for any value; issue #28 point 3): left out wherever logs are compared
+RUNTIME_ARGS = frozenset({"workers"})
+
+
+def shaping_args(task_args: dict[str, Any] | None) -> dict[str, Any]:
+    """The task arguments that shape a run's numbers: all but `RUNTIME_ARGS`."""
+    return {k: v for k, v in (task_args or {}).items() if k not in RUNTIME_ARGS}
+
+
 def run_settings(log: Any) -> dict[str, Any]:
     """Every setting of a log (a header is enough) that shapes its numbers; equal settings = repeats of one run, or,
     for shard logs (`shard_of`), parts of one run: the part itself is left out, the shard count kept."""
@@ -138,7 +148,7 @@ def run_settings(log: Any) -> dict[str, Any]:
     items = [spec.dataset.samples, _digest(sorted(map(str, spec.dataset.sample_ids or [])))] if shard is None else []
     return {
         "task": spec.task_registry_name or spec.task, "task_version": str(spec.task_version),
-        "task_args": {k: v for k, v in (spec.task_args or {}).items() if k != "shard"},
+        "task_args": {k: v for k, v in shaping_args(spec.task_args).items() if k != "shard"},
         "shards": shard[1] if shard else 1,
         "model": spec.model, "model_args": spec.model_args,
         "model_roles": {k: str(getattr(v, "model", v)) for k, v in (spec.model_roles or {}).items()},

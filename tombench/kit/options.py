@@ -18,12 +18,13 @@ else ("maybe") is refused instead of running as true because a non-empty string 
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tombench.kit.errors import OptionError
 
-__all__ = ["MAX_MOVES", "check_bool", "check_float", "check_int", "check_ints", "check_shard", "in_shard", "people_limit",
+__all__ = ["MAX_MOVES", "check_bool", "check_float", "check_int", "check_ints", "check_shard", "check_workers", "in_shard", "people_limit",
            "rooms_limit", "valid_range"]
 
 #: A story has at most `Setting.max_sentences` (15) sentences and each important action is one of them.
@@ -168,3 +169,25 @@ def in_shard(index: int, shard: tuple[int, int]) -> bool:
     grid is ordered by story type first) and shards take alike time."""
     k, n = shard
     return index % n == k - 1
+
+
+def available_cores() -> int:
+    """The cores this process may run on (its CPU affinity where the platform has one, else the machine's)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def check_workers(name: str, value: Any) -> int:
+    """Worker processes for the search's CPU: None, "" or "all" mean every core (`available_cores`), else an
+    integer >= 1 (1: no worker processes, the search runs in the calling process).
+
+    Why here: `tombench search --workers` and `-T workers=` of the live task must mean and refuse the same values
+    (docs/scale.md, "Every core")."""
+    if value is None or (isinstance(value, str) and value.strip().lower() in ("", "all")):
+        return available_cores()
+    n = _as_int(value)
+    if n is None or n < 1:
+        raise OptionError(f"Invalid {name} value: {value!r}. Must be an integer >= 1, or 'all' (every core)")
+    return n

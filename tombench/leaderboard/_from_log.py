@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from tombench.kit.intervals import Z95
+from tombench.kit.logs import shaping_args
 from tombench.kit.metrics import parse_breakdown
 
 from ._items import Item, breakdown_intervals, compact, interval, items_digest, read_items, unclustered_interval
@@ -206,7 +207,7 @@ def run_settings(spec: Any, *, task: str, dataset: tuple[str, str | None], model
     return {
         "task": task, "task_version": str(spec.task_version),
         # `shard` unset is the whole run: a log that predates the argument has the same configuration
-        "task_args": {k: v for k, v in (spec.task_args or {}).items() if not (k == "shard" and v is None)},
+        "task_args": {k: v for k, v in shaping_args(spec.task_args).items() if not (k == "shard" and v is None)},
         "dataset_id": dataset[0], "dataset_revision": dataset[1],
         "model": spec.model, "model_revision": model_revision, "model_params": model_params,
         "model_roles": model_roles,
@@ -371,7 +372,7 @@ def _row_and_items(log: Any, overrides: RowOverrides) -> tuple[ResultRow, list[I
         package_version=meta.get("tombench_version") or spec.packages.get(PACKAGE),
         task=name,
         task_version=str(spec.task_version),
-        task_args=canonical_json(spec.task_args),
+        task_args=canonical_json(shaping_args(spec.task_args)),
         dataset_id=dataset_id,
         dataset_revision=dataset_revision,
         model=spec.model,

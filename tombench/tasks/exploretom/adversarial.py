@@ -25,7 +25,6 @@ each kept story becomes a scored sample. `mode=paper` keeps the paper's one sear
 
 from __future__ import annotations
 
-import random
 from collections.abc import Sequence
 from typing import Any, Literal
 
@@ -44,6 +43,7 @@ from tombench.kit.options import (
     check_int,
     check_ints,
     check_shard,
+    check_workers,
     in_shard,
     people_limit,
     rooms_limit,
@@ -114,17 +114,18 @@ def search_samples(settings: Sequence[Setting], stories_per_setting: int, seed: 
 
 
 async def _search_setting(md: dict[str, Any], setting: Setting, ctxs: Sequence[Any], answer: Any, config: Any,
-                          run_seed: int, model: str) -> tuple[dict[str, Any], list[tuple[str, Any, dict]]]:
-    """Improved mode: the runner's per-setting loop; the search summary and the kept (id, story, record)."""
+                          run_seed: int, model: str, pool: Any = None) -> tuple[dict[str, Any], list[tuple[str, Any, dict]]]:
+    """Improved mode: the runner's per-setting loop (in a worker process of `pool` when given); the search summary
+    and the kept (id, story, record)."""
     from tombench.dsl import Story
-    from tombench.generators.exploretom.search.runner import RunConfig, SettingProgress, search_setting, slot_contexts
+    from tombench.generators.exploretom.search.runner import RunConfig, setting_job, slot_contexts
 
     n = md["stories"]
     run = RunConfig(stories_per_setting=n, budget_per_story=config.budget, seed=run_seed, method="astar",
                     search=config, model=model)
-    prog = SettingProgress(setting, n)
-    kept = await search_setting(setting, slot_contexts(ctxs, run_seed, md["setting_index"], n), answer, run,
-                                progress=prog)
+    args = (setting, slot_contexts(ctxs, run_seed, md["setting_index"], n), run)
+    kept, prog = (await setting_job(answer, lambda m: None, *args) if pool is None
+                  else await pool.run(setting_job, args, answer))
     first = kept[0] if kept else None
     summary: dict[str, Any] = {
         "found": bool(kept), "g": first["g"] if first else None, "h": first["h"] if first else None,
@@ -145,14 +146,20 @@ def adversarial_solver(
     contexts: str = "bank",
     question_orders: Sequence[int] = (0, 1, 2),
     seed: int = 0,
+    workers: int | str | None = None,
 ) -> Solver:
-    """Search samples run the A* search against the model under test; question samples are answered normally."""
+    """Search samples run the A* search against the model under test; question samples are answered normally.
+
+    `workers` (`kit.options.check_workers`; None: every core): the searches' CPU runs in that many processes of
+    one pool for the whole process (`pool.shared_pool`), the model's answers come from here; 1: in this process."""
     from tombench.generators.exploretom.contexts import resolve_contexts
     from tombench.generators.exploretom.search.astar import SearchConfig
+    from tombench.generators.exploretom.search.pool import shared_pool
 
     config = SearchConfig(**search_config)
     ctxs = resolve_contexts(contexts)  # once per task, not per search sample
     answer_question = tom_solver(cache=True)  # the search already asked the first-order questions: cache hits
+    n_workers = check_workers("workers", workers)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         md = state.metadata
@@ -162,14 +169,15 @@ def adversarial_solver(
             return state
         from inspect_ai import enqueue_sample
 
-        from tombench.generators.exploretom.search.astar import astar_search
+        from tombench.generators.exploretom.search.runner import astar_job
         from tombench.tasks.exploretom._answerer import inspect_answerer
 
         model = get_model()
         setting = Setting(md["story_type"], md["people"], md["moves"], md["rooms"])
+        pool = shared_pool(n_workers) if n_workers > 1 else None
+        answer = inspect_answerer(model, cache=True)
         if config.mode == "improved":
-            summary, kept = await _search_setting(md, setting, ctxs, inspect_answerer(model, cache=True), config,
-                                                  seed, str(model))
+            summary, kept = await _search_setting(md, setting, ctxs, answer, config, seed, str(model), pool)
             for story_id, story, rec in kept:
                 enqueue_sample(story_samples(story, story_id=story_id, setting=setting, orders=question_orders,
                                              extra={"generator_model": str(model), "tombench_kind": "question",
@@ -182,8 +190,9 @@ def adversarial_solver(
             state.completed = True
             return state
         i = md["attempt"]
-        result = await astar_search(setting, ctxs[i % len(ctxs)], inspect_answerer(model, cache=True), config,
-                                    random.Random(md["seed"]))
+        job_args = (setting, ctxs[i % len(ctxs)], config, md["seed"])
+        result = (await astar_job(answer, lambda m: None, *job_args) if pool is None
+                  else await pool.run(astar_job, job_args, answer))
         summary: dict[str, Any] = {
             "found": result.story is not None, "g": result.g, "h": result.h, "f": result.f,
             "nodes_evaluated": result.nodes_evaluated, "model_calls": result.model_calls, "pops": result.pops,
@@ -231,6 +240,7 @@ def exploretom_adversarial(
     question_orders: int | list[int] | str = "0,1,2",
     check: Literal["strict", "substring", "judge"] = "strict",
     shard: str | None = None,
+    workers: int | str | None = None,
 ) -> Task:
     """Live adversarial ExploreToM: search stories against the model under test, then score it on them.
 
@@ -251,9 +261,12 @@ def exploretom_adversarial(
             samples, `--model-role grader=...`; the search itself reads answers with "strict").
         shard: "K/N" runs every N-th setting of the grid from the K-th (one of N machines, docs/scale.md); the N
             shards' logs are one run for `tombench report` and `tombench leaderboard push`.
+        workers: processes for the search's CPU work (None or "all": every core; 1: none, all in Inspect's
+            process); the samples and scores are the same for any value (docs/scale.md).
     """
     prune = check_bool("prune", prune)
     shard_kn = check_shard("shard", shard)
+    check_workers("workers", workers)  # the solver resolves it where it runs: "all" is that machine's cores
     short_story_shortcut = check_bool("short_story_shortcut", short_story_shortcut)
     from inspect_ai import SampleSource
 
@@ -287,7 +300,7 @@ def exploretom_adversarial(
         raise OptionError(f"shard {shard} has no settings: the grid has {len(settings)}")
     return Task(
         dataset=SampleSource.from_samples(samples),
-        solver=adversarial_solver(search_config, contexts, tuple(orders), seed),
+        solver=adversarial_solver(search_config, contexts, tuple(orders), seed, workers),
         scorer=[adversarial_answer(check=check_mode), search_outcome()],
         config=TOM_CONFIG,
         # settings: the whole grid's (a shard's share of it is in its samples; the shards' logs combine into one run)

@@ -46,7 +46,8 @@ from tombench.generators.exploretom.search.baselines import over_generate, rando
 from tombench.generators.exploretom.search.diversity import select_distinct, story_shape
 from tombench.generators.exploretom.search.evaluator import Answerer, NodeEval
 
-__all__ = ["RunConfig", "SettingProgress", "run_searches", "search_setting", "slot_contexts", "select_kept",
+__all__ = ["RunConfig", "SettingProgress", "run_searches", "search_setting", "setting_job", "astar_job",
+           "slot_contexts", "select_kept",
            "prepare_out_dir", "read_jsonl", "RunConfigMismatch"]
 
 Method = Literal["astar", "over-generate", "random"]
@@ -508,8 +509,12 @@ async def run_searches(
     parallel_settings: int = 4,
     on_update: Callable[[SettingProgress], None] = lambda p: None,
     setting_indices: Sequence[int] | None = None,
+    workers: int = 1,
 ) -> list[SettingProgress]:
     """Search every setting (up to `parallel_settings` at once), appending results to `out_dir` as they come.
+
+    `workers` > 1: the settings' searches run in that many processes (`pool.SearchPool`), their prompts answered
+    by `answer` in this process; each setting's attempts and stories are the same as with `workers=1`.
 
     `setting_indices`: each setting's place in the whole grid when `settings` is one shard of it
     (`run_options.shard_grid`); slot contexts follow the place, and seeds depend only on the setting, so the N
@@ -532,18 +537,66 @@ async def run_searches(
     stories, attempts = _Writer(stories_path), _Writer(attempts_path)
     progress = [SettingProgress(s, run.stories_per_setting) for s in settings]
     sem = asyncio.Semaphore(max(1, parallel_settings))
+    pool = None
+    if workers > 1:
+        from tombench.generators.exploretom.search.pool import SearchPool
+
+        pool = SearchPool(min(workers, max(1, len(settings))))
 
     async def guarded(j: int, p: SettingProgress) -> None:
         async with sem:
             sid = p.setting.id
-            kept = await search_setting(p.setting, slot_contexts(contexts, run.seed, indices[j],
-                                                                 run.stories_per_setting),
-                                        answer, run, done_attempts=done.get(sid, {}), on_attempt=attempts.write,
-                                        progress=p, on_update=on_update)
+            ctxs = slot_contexts(contexts, run.seed, indices[j], run.stories_per_setting)
+            if pool is None:
+                kept = await search_setting(p.setting, ctxs, answer, run, done_attempts=done.get(sid, {}),
+                                            on_attempt=attempts.write, progress=p, on_update=on_update)
+            else:
+                kept, _ = await pool.run(setting_job, (p.setting, ctxs, run, done.get(sid, {})), answer,
+                                         _SettingEvents(p, attempts.write, on_update))
             for rec in kept:
                 # known by content identity: the same story is never written twice into one run
                 if _record_digest(rec) not in written.get(sid, set()):
                     stories.write(rec)
 
-    await asyncio.gather(*(guarded(j, p) for j, p in enumerate(progress)))
+    try:
+        await asyncio.gather(*(guarded(j, p) for j, p in enumerate(progress)))
+    finally:
+        if pool is not None:
+            pool.close()
     return progress
+
+
+async def setting_job(answer: Answerer, emit: Callable[[Any], None], setting: Setting,
+                      contexts: Sequence[Context], run: RunConfig,
+                      done_attempts: dict[int, dict[str, Any]] | None = None,
+                      ) -> tuple[list[dict[str, Any]], SettingProgress]:
+    """`search_setting` as a job of a worker process (`pool.SearchPool`): each finished attempt and the progress go
+    to the parent as they come (the parent writes them: nothing is lost on interruption); the kept records and the
+    final counters are the result."""
+    prog = SettingProgress(setting, run.stories_per_setting)
+    kept = await search_setting(setting, contexts, answer, run, done_attempts=done_attempts,
+                                on_attempt=lambda rec: emit(("attempt", rec)), progress=prog,
+                                on_update=lambda p: emit(("progress", p)))
+    return kept, prog
+
+
+async def astar_job(answer: Answerer, emit: Callable[[Any], None], setting: Setting, context: Context,
+                    config: SearchConfig, seed: int) -> SearchResult:
+    """One A* search (the live task's paper mode: one story) as a job of a worker process."""
+    return await astar_search(setting, context, answer, config, random.Random(seed))
+
+
+class _SettingEvents:
+    """The parent's side of `_setting_job`'s events: write attempts, mirror the worker's progress counters."""
+
+    def __init__(self, progress: SettingProgress, on_attempt: Callable[[dict[str, Any]], None],
+                 on_update: Callable[[SettingProgress], None]) -> None:
+        self.progress, self.on_attempt, self.on_update = progress, on_attempt, on_update
+
+    def __call__(self, event: tuple[str, Any]) -> None:
+        kind, value = event
+        if kind == "attempt":
+            self.on_attempt(value)
+        else:
+            vars(self.progress).update(vars(value))
+            self.on_update(self.progress)

@@ -1,0 +1,280 @@
+"""Every core for the search's CPU: searches run in worker processes, the model stays in the parent (issue #28 point 3).
+
+Why processes and this split: the search's CPU (rollouts, screening, question generation) is pure Python and holds
+the GIL, so threads would not help; two settings never depend on each other, so a setting (or one story's search) is
+a job a process can run alone. The model must stay in the parent: Inspect's generate, its response cache and its
+connection limits live in the process that runs the eval, and an Inspect model cannot be pickled. So a worker runs
+a job's search with an *answerer proxy*: each prompt batch goes to the parent over a queue, the parent awaits its
+real answerer (`Answerer`) and sends the responses back. A search is a deterministic function of its inputs and
+its answers, so a job gives the same result in a worker as in the parent, whatever the timing.
+
+Jobs are top-level async functions `fn(answer, emit, *args)`; `emit(message)` hands the parent an event while the
+job runs (the runner writes each finished attempt as it comes: nothing is lost on interruption). Workers start with
+`spawn` (no forked copy of the parent's threads and event loop) and ignore SIGINT: Ctrl-C reaches the parent, which
+stops them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import atexit
+import itertools
+import multiprocessing as mp
+import queue
+import signal
+import threading
+import traceback
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from tombench.generators.exploretom.search.evaluator import Answerer
+
+__all__ = ["SearchPool", "WorkerError", "shared_pool"]
+
+Job = Callable[..., Awaitable[Any]]
+
+
+class WorkerError(RuntimeError):
+    """A job failed in a worker process (its traceback is the message) or the worker died."""
+
+
+@dataclass
+class _Pending:
+    loop: asyncio.AbstractEventLoop
+    #: the job's messages from the worker (and "failed"/"lost" from this side), read by the job's caller
+    inbox: asyncio.Queue
+    worker: int
+
+    def put(self, msg: tuple) -> None:
+        """Hand `msg` to the job's caller, from any thread; dropped when the caller's event loop has ended."""
+        try:
+            self.loop.call_soon_threadsafe(self.inbox.put_nowait, msg)
+        except RuntimeError:  # its event loop is closed: nobody waits
+            pass
+
+
+class SearchPool:
+    """`workers` worker processes that run search jobs; `await pool.run(job, args, answer)` from any event loop.
+
+    Each job goes to the worker with the fewest jobs running; a worker runs its jobs concurrently as asyncio tasks
+    (a job waiting for answers leaves the core to another), so how many run at once is the callers' limit (the
+    runner's `parallel_settings`, Inspect's `max_samples`)."""
+
+    def __init__(self, workers: int) -> None:
+        if workers < 1:
+            raise ValueError(f"workers must be >= 1, got {workers}")
+        ctx = mp.get_context("spawn")
+        self._out: Any = ctx.Queue()  # every worker -> parent
+        self._ins: list[Any] = [ctx.Queue() for _ in range(workers)]  # parent -> worker w
+        self._procs = [ctx.Process(target=_worker_main, args=(w, self._ins[w], self._out), daemon=True,
+                                   name=f"tombench-search-{w}") for w in range(workers)]
+        for p in self._procs:
+            p.start()
+        self._jobs: dict[int, _Pending] = {}
+        self._load = [0] * workers
+        self._ids = itertools.count()
+        self._lock = threading.Lock()
+        self._closed = False
+        self._reader = threading.Thread(target=self._read, daemon=True, name="tombench-search-pool")
+        self._reader.start()
+
+    @property
+    def workers(self) -> int:
+        return len(self._procs)
+
+    async def run(self, job: Job, args: tuple, answer: Answerer,
+                  on_event: Callable[[Any], None] = lambda m: None) -> Any:
+        """Run `job(answer_proxy, emit, *args)` in a worker, answering its prompts with `answer` here; its result.
+
+        The prompts are answered by tasks started from this coroutine, so they run in its context: Inspect records
+        the model calls in the calling sample's transcript and counts them against its limits, as in one process."""
+        if self._closed:
+            raise RuntimeError("the search pool is closed")
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            jid = next(self._ids)
+            w = min(range(len(self._load)), key=self._load.__getitem__)
+            self._load[w] += 1
+            pending = self._jobs[jid] = _Pending(loop, asyncio.Queue(), w)
+        asks: set[asyncio.Task] = set()
+        finished = False
+        self._ins[w].put(("job", jid, job, args))
+        try:
+            while True:
+                msg = await pending.inbox.get()
+                kind = msg[0]
+                if kind == "ask":
+                    task = asyncio.ensure_future(self._ask(pending, jid, msg[2], msg[3], answer))
+                    asks.add(task)
+                    task.add_done_callback(asks.discard)
+                elif kind == "event":
+                    on_event(msg[2])
+                elif kind == "done":
+                    finished = True
+                    return msg[2]
+                elif kind == "error":
+                    finished = True
+                    raise WorkerError(msg[2])
+                else:  # "failed": the model's own error (a connection error stays one); "lost": the worker died
+                    raise msg[1]
+        finally:
+            with self._lock:
+                self._jobs.pop(jid, None)
+                self._load[w] -= 1
+            for t in asks:
+                t.cancel()
+            if not finished and not self._closed:
+                self._ins[w].put(("cancel", jid))
+
+    def close(self) -> None:
+        """Stop the workers (jobs still running are dropped: their finished attempts were already handed over)."""
+        if self._closed:
+            return
+        self._closed = True
+        for q in self._ins:
+            q.put(None)
+        for p in self._procs:
+            p.join(timeout=2)
+            if p.is_alive():
+                p.terminate()
+                p.join(timeout=2)
+        self._out.put(None)
+        self._reader.join(timeout=2)
+        for q in (*self._ins, self._out):
+            q.close()
+            q.cancel_join_thread()
+
+    def __enter__(self) -> SearchPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- the parent's side of the queues: a thread hands each message to the loop that waits for its job
+
+    def _read(self) -> None:
+        while True:
+            try:
+                msg = self._out.get(timeout=1.0)
+            except queue.Empty:
+                self._check_alive()
+                continue
+            except (EOFError, OSError):
+                return
+            if msg is None:
+                return
+            with self._lock:
+                pending = self._jobs.get(msg[1])
+            if pending is not None:
+                pending.put(msg)
+
+    def _check_alive(self) -> None:
+        """Fail the jobs of a worker that died (killed, out of memory): their callers must not wait forever."""
+        if self._closed:
+            return
+        with self._lock:
+            lost = [p for p in self._jobs.values() if not self._procs[p.worker].is_alive()]
+        for p in lost:
+            p.put(("lost", WorkerError(f"search worker {p.worker} died (exit code "
+                                       f"{self._procs[p.worker].exitcode})")))
+
+    async def _ask(self, pending: _Pending, jid: int, rid: int, prompts: list, answer: Answerer) -> None:
+        try:
+            responses = await answer(prompts)
+        except Exception as e:
+            pending.inbox.put_nowait(("failed", e))
+            return
+        self._ins[pending.worker].put(("answer", rid, list(responses)))
+
+
+_SHARED: dict[int, SearchPool] = {}
+
+
+def shared_pool(workers: int) -> SearchPool:
+    """One pool of `workers` processes for this whole process, started at first use and stopped at exit.
+
+    Why: the live task's search samples are solver calls with no hook at the end of an eval, and starting worker
+    processes per sample would cost more than many searches; Inspect may also run several evals in one process
+    (eval-set), each on its own event loop, which one pool serves alike."""
+    pool = _SHARED.get(workers)
+    if pool is None or pool._closed:
+        pool = _SHARED[workers] = SearchPool(workers)
+    return pool
+
+
+@atexit.register
+def _close_shared() -> None:
+    for pool in _SHARED.values():
+        pool.close()
+
+
+# --- the worker's side
+
+
+def _worker_main(wid: int, inbox: Any, out: Any) -> None:
+    """A worker process: run jobs as asyncio tasks, their prompts answered through the parent."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the workers
+    asyncio.run(_Worker(inbox, out).serve())
+
+
+class _Worker:
+    def __init__(self, inbox: Any, out: Any) -> None:
+        self.inbox, self.out = inbox, out
+        self.waiting: dict[int, asyncio.Future] = {}
+        self.tasks: dict[int, asyncio.Task] = {}
+        self.rids = itertools.count()
+
+    async def serve(self) -> None:
+        loop = asyncio.get_running_loop()
+        stopped = loop.create_future()
+
+        def read() -> None:
+            while True:
+                try:
+                    msg = self.inbox.get()
+                except (EOFError, OSError):
+                    msg = None
+                loop.call_soon_threadsafe(self._handle, msg, stopped)
+                if msg is None:
+                    return
+
+        threading.Thread(target=read, daemon=True).start()
+        await stopped
+        for t in list(self.tasks.values()):
+            t.cancel()
+
+    def _handle(self, msg: tuple | None, stopped: asyncio.Future) -> None:
+        if msg is None:
+            if not stopped.done():
+                stopped.set_result(None)
+        elif msg[0] == "job":
+            _, jid, job, args = msg
+            self.tasks[jid] = asyncio.ensure_future(self._run(jid, job, args))
+        elif msg[0] == "answer":
+            fut = self.waiting.pop(msg[1], None)
+            if fut is not None and not fut.done():
+                fut.set_result(msg[2])
+        elif msg[0] == "cancel" and msg[1] in self.tasks:
+            self.tasks[msg[1]].cancel()
+
+    async def _run(self, jid: int, job: Job, args: tuple) -> None:
+        async def answer(prompts: list) -> list[str]:
+            rid = next(self.rids)
+            fut = self.waiting[rid] = asyncio.get_running_loop().create_future()
+            self.out.put(("ask", jid, rid, list(prompts)))
+            return await fut
+
+        def emit(message: Any) -> None:
+            self.out.put(("event", jid, message))
+
+        try:
+            result = await job(answer, emit, *args)
+        except asyncio.CancelledError:
+            return
+        except BaseException:
+            self.out.put(("error", jid, traceback.format_exc().rstrip()))
+        else:
+            self.out.put(("done", jid, result))
+        finally:
+            self.tasks.pop(jid, None)
