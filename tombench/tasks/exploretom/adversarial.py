@@ -160,6 +160,10 @@ def adversarial_solver(
     ctxs = resolve_contexts(contexts)  # once per task, not per search sample
     answer_question = tom_solver(cache=True)  # the search already asked the first-order questions: cache hits
     n_workers = check_workers("workers", workers)
+    if n_workers > 1:
+        from tombench.generators.exploretom.search.pool import usable_workers
+
+        n_workers = usable_workers(n_workers)
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         md = state.metadata

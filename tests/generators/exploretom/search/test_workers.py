@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -152,3 +153,22 @@ def test_worker_count_is_not_part_of_a_runs_identity(tmp_path):
         logs += eval(task, model="tombench/recency", log_dir=str(tmp_path), display="none")
     assert logs[1].eval.task_args["workers"] == 2
     assert settings_key(logs[0]) == settings_key(logs[1])
+
+
+def test_a_script_read_from_stdin_searches_in_this_process(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`python - <<EOF` has no main script for `spawn` to re-run: the search runs in this process (same output)
+    instead of every worker dying at start; modules, `python -c` and real scripts keep their workers."""
+    import types
+
+    from tombench.generators.exploretom.search.pool import can_spawn, usable_workers
+
+    stdin_main = types.ModuleType("__main__")
+    stdin_main.__file__ = "<stdin>"
+    monkeypatch.setitem(sys.modules, "__main__", stdin_main)
+    assert not can_spawn() and usable_workers(4) == 1
+    monkeypatch.setitem(sys.modules, "__main__", types.ModuleType("__main__"))  # python -c: no file at all
+    assert can_spawn() and usable_workers(4) == 4
+    script = types.ModuleType("__main__")
+    script.__file__ = __file__
+    monkeypatch.setitem(sys.modules, "__main__", script)
+    assert can_spawn() and usable_workers(1) == 1

@@ -20,8 +20,10 @@ import asyncio
 import atexit
 import itertools
 import multiprocessing as mp
+import os
 import queue
 import signal
+import sys
 import threading
 import traceback
 from collections.abc import Awaitable, Callable
@@ -30,7 +32,7 @@ from typing import Any
 
 from tombench.generators.exploretom.search.evaluator import Answerer
 
-__all__ = ["SearchPool", "WorkerError", "shared_pool"]
+__all__ = ["SearchPool", "WorkerError", "can_spawn", "shared_pool", "usable_workers"]
 
 Job = Callable[..., Awaitable[Any]]
 
@@ -186,6 +188,22 @@ class SearchPool:
             pending.inbox.put_nowait(("failed", e))
             return
         self._ins[pending.worker].put(("answer", rid, list(responses)))
+
+
+def can_spawn() -> bool:
+    """Whether worker processes can start here: `spawn` re-runs the main script by its path in each worker, and a
+    script read from stdin (`python - <<EOF`) or otherwise gone has no path to re-run (every worker would die at
+    start). Modules (`python -m`, `inspect eval`, pytest) and `python -c` are fine."""
+    main = sys.modules.get("__main__")
+    if main is None or getattr(main, "__spec__", None) is not None:
+        return True
+    path = getattr(main, "__file__", None)
+    return path is None or os.path.exists(path)
+
+
+def usable_workers(workers: int) -> int:
+    """`workers`, or 1 (the search in this process, the same output) where worker processes cannot start."""
+    return workers if workers <= 1 or can_spawn() else 1
 
 
 _SHARED: dict[int, SearchPool] = {}

@@ -539,9 +539,10 @@ async def run_searches(
     sem = asyncio.Semaphore(max(1, parallel_settings))
     pool = None
     if workers > 1:
-        from tombench.generators.exploretom.search.pool import SearchPool
+        from tombench.generators.exploretom.search.pool import SearchPool, usable_workers
 
-        pool = SearchPool(min(workers, max(1, len(settings))))
+        if (n := usable_workers(min(workers, max(1, len(settings))))) > 1:
+            pool = SearchPool(n)
 
     async def guarded(j: int, p: SettingProgress) -> None:
         async with sem:
