@@ -37,19 +37,15 @@ _SAMPLES: list[tuple[str, str, dict]] = [
 
 
 @metric
-def settings_filled() -> Metric:
-    """Stands in for the live adversarial task's metric: here, the share of samples marked `filled`."""
+def tiny_search_outcome() -> Metric:
+    """Stands in for the live adversarial task's `settings_filled` and `model_calls` metrics (here: the share of
+    samples marked `filled`, and 7 calls a sample), logged under those keys by one dict-valued metric of another
+    name: a test module that registered metrics named like the package's would shadow them in Inspect's registry
+    for every later test of the session (recomputing a real log's metrics by name would then run these)."""
 
-    def compute(scores: list[SampleScore]) -> float:
-        return sum(bool((s.sample_metadata or {}).get("filled")) for s in scores) / max(1, len(scores))
-
-    return compute
-
-
-@metric
-def model_calls() -> Metric:
-    def compute(scores: list[SampleScore]) -> float:
-        return float(7 * len(scores))
+    def compute(scores: list[SampleScore]) -> dict[str, float]:
+        filled = sum(bool((s.sample_metadata or {}).get("filled")) for s in scores) / max(1, len(scores))
+        return {"settings_filled": filled, "model_calls": float(7 * len(scores))}
 
     return compute
 
@@ -60,7 +56,7 @@ def tiny_tom(dataset_revision: str = "0123456789abcdef0123456789abcdef01234567",
 
     `live=True` adds the live adversarial task's extra metrics (`settings_filled`, `model_calls`).
     """
-    extra = [settings_filled(), model_calls()] if live else []
+    extra = [tiny_search_outcome()] if live else []
     # two stories of three questions each (the apple story and the key story), as tombench tasks record them
     samples = [Sample(id=f"s{i}", input=q, target=t,
                       metadata={**md, "filled": i % 2 == 0, "story_id": "apple" if i < 3 else "key"})
