@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -26,3 +27,32 @@ def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 def _isolated_hf(isolated_hf: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Never touch the real Hugging Face cache, token (tests/conftest.py) or the user's leaderboard folders."""
     monkeypatch.setenv("TOMBENCH_LEADERBOARD_HOME", str(tmp_path / "boards"))
+
+
+# --- the one headless Chromium of the browser tests (test_browser.py: the HTML page; test_space.py: the Space) ----
+_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+          "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-dev-shm-usage"]
+
+
+def _binaries() -> tuple[str, str]:
+    browser = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
+    driver = shutil.which("chromedriver")
+    if not browser or not driver:
+        pytest.skip("no headless Chromium: install Debian's `chromium` and `chromium-driver` (see .ci/run)")
+    return browser, driver
+
+
+@pytest.fixture(scope="module")
+def driver():
+    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install selenium)")
+    browser, driver_path = _binaries()
+    options = webdriver.ChromeOptions()
+    options.binary_location = browser
+    for flag in _FLAGS:
+        options.add_argument(flag)
+    service = webdriver.ChromeService(executable_path=driver_path)
+    d = webdriver.Chrome(options=options, service=service)
+    try:
+        yield d
+    finally:
+        d.quit()

@@ -6,7 +6,6 @@ reason otherwise. Never downloads a browser.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -17,32 +16,6 @@ from .rows_factory import row
 
 pytestmark = pytest.mark.browser
 
-_FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-          "--disable-component-update", "--no-first-run", "--disable-sync", "--disable-dev-shm-usage"]
-
-
-def _binaries() -> tuple[str, str]:
-    browser = next((p for p in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if p), None)
-    driver = shutil.which("chromedriver")
-    if not browser or not driver:
-        pytest.skip("no headless Chromium: install Debian's `chromium` and `chromium-driver` (see .ci/run)")
-    return browser, driver
-
-
-@pytest.fixture(scope="module")
-def driver():
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install selenium)")
-    browser, driver_path = _binaries()
-    options = webdriver.ChromeOptions()
-    options.binary_location = browser
-    for flag in _FLAGS:
-        options.add_argument(flag)
-    service = webdriver.ChromeService(executable_path=driver_path)
-    d = webdriver.Chrome(options=options, service=service)
-    try:
-        yield d
-    finally:
-        d.quit()
 
 
 @pytest.fixture

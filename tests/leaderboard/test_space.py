@@ -135,21 +135,10 @@ def app_url(board, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def driver():
-    from .test_browser import _FLAGS, _binaries
-
-    webdriver = pytest.importorskip("selenium.webdriver", reason="selenium is not installed (pip install selenium)")
-    browser, driver_path = _binaries()
-    options = webdriver.ChromeOptions()
-    options.binary_location = browser
-    for flag in _FLAGS:
-        options.add_argument(flag)
-    d = webdriver.Chrome(options=options, service=webdriver.ChromeService(executable_path=driver_path))
-    d.set_window_size(1600, 1000)
-    try:
-        yield d
-    finally:
-        d.quit()
+def space_driver(driver):
+    """The shared headless Chromium, wide enough for the Space's tables."""
+    driver.set_window_size(1600, 1000)
+    return driver
 
 
 def _wait(driver, check, seconds: float = 30):
@@ -190,7 +179,8 @@ def _open_tab(driver, title: str) -> tuple[list[str], list[list[str]]]:
 
 
 @pytest.mark.browser
-def test_space_in_a_headless_browser(driver, app_url, board):
+def test_space_in_a_headless_browser(space_driver, app_url, board):
+    driver = space_driver
     from selenium.webdriver.common.by import By
 
     rows = LocalStore(board).rows()
