@@ -9,10 +9,13 @@ Two targets answer the same way (the `recency` baseline), so a method makes the 
   wall time is the process's own CPU, the model's included);
 * `server`: a local OpenAI-compatible HTTP server (uvicorn + starlette, in a process of its own) with a fixed
   latency per request and `--slots` concurrent slots, reached through Inspect's `openai-api` provider: a stand-in
-  for a vLLM server, where the harness's CPU and the HTTP client's are what stand between the model and its calls.
+  for a vLLM server, where the harness's CPU and the HTTP client's are what stand between the model and its calls;
+* `vllm`: a real server the user started (`vllm serve <model>` on a GPU machine), `--base-url` and `--served-model`;
+  its answers are the model's own, so its calls and kept stories differ from the baseline's.
 
 Each (method, target) runs in a fresh child process. CPU is that process's user + system time from the start of the
-search to its end (its start-up, imports included, left out); calls are the prompts the search put to the model.
+search to its end (its start-up, imports included, left out), its worker processes' included (`--workers`, default
+1); calls are the prompts the search put to the model.
 Printed per row: model calls, CPU ms per call, calls per second of wall time, the harness's share of wall time (CPU /
 wall: near 1 means the harness, not the model, sets the pace), and against the server the latency bound (calls x
 latency / connections) and wall / bound. Machine-dependent: compare rows of one run (docs/scale.md).
@@ -39,10 +42,14 @@ METHODS = {
 
 
 def _cpu() -> float:
+    """This process's CPU and that of its ended children (the search's worker processes with `--workers` > 1)."""
     import resource
 
-    r = resource.getrusage(resource.RUSAGE_SELF)
-    return r.ru_utime + r.ru_stime
+    total = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        r = resource.getrusage(who)
+        total += r.ru_utime + r.ru_stime
+    return total
 
 
 # ---------------------------------------------------------------------------------------------------- the server
@@ -152,7 +159,7 @@ def _one(method: str, model: str, args: argparse.Namespace) -> dict:
         argv = ["--model", model, "--story-types", args.story_types, "--asymmetric", "both", "--people", args.people,
                 "--moves", args.moves, "--stories-per-setting", str(args.stories_per_setting), "--budget",
                 str(args.budget), "--budget-unit", "calls", "--seed", str(args.seed), "--no-cache",
-                "--out", str(Path(tmp) / "run"), *METHODS[method]]
+                "--out", str(Path(tmp) / "run"), "--workers", str(args.workers), *METHODS[method]]
         if args.max_connections:
             argv += ["--max-connections", str(args.max_connections)]
         t0, w0 = _cpu(), time.perf_counter()
@@ -175,10 +182,13 @@ def _child(method: str, target: str, args: argparse.Namespace, url: str | None) 
     if target == "server":
         env.update(LOCAL_BASE_URL=url or "", LOCAL_API_KEY="none")
         model = "openai-api/local/recency"
+    elif target == "vllm":  # a real server the user started: its answers, hence its calls and stories, are its own
+        env.update(VLLM_BASE_URL=args.base_url, VLLM_API_KEY=os.environ.get("VLLM_API_KEY", "none"))
+        model = f"openai-api/vllm/{args.served_model}"
     cmd = [sys.executable, __file__, "--one", method, model, "--story-types", args.story_types, "--people",
            args.people, "--moves", args.moves, "--stories-per-setting", str(args.stories_per_setting), "--budget",
-           str(args.budget), "--seed", str(args.seed)]
-    if target == "server" or args.max_connections:
+           str(args.budget), "--seed", str(args.seed), "--workers", str(args.workers)]
+    if target in ("server", "vllm") or args.max_connections:
         cmd += ["--max-connections", str(args.max_connections or 64)]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     line = next((x for x in out.stdout.splitlines() if x.startswith("RESULT ")), None)
@@ -207,7 +217,11 @@ def _table(rows: list[dict], latency: float, connections: int) -> None:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--methods", default="improved,paper,over-generate")
-    ap.add_argument("--targets", default="instant,server", help="comma-separated: instant, server")
+    ap.add_argument("--targets", default="instant,server",
+                    help="comma-separated: instant, server, vllm (a running server: --base-url, --served-model)")
+    ap.add_argument("--base-url", default=None, help="the vllm target's OpenAI-compatible base URL, e.g. "
+                    "http://127.0.0.1:8000/v1")
+    ap.add_argument("--served-model", default=None, help="the vllm target's model name as the server knows it")
     ap.add_argument("--latency", type=float, default=0.05, help="the server's seconds per request")
     ap.add_argument("--slots", type=int, default=1024, help="requests the server works on at once")
     ap.add_argument("--max-connections", type=int, default=None,
@@ -218,6 +232,8 @@ def main() -> None:
     ap.add_argument("--stories-per-setting", type=int, default=5)
     ap.add_argument("--budget", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--workers", default="1",
+                    help="the search's worker processes (`tombench search --workers`); their CPU is counted too")
     ap.add_argument("--json", type=Path, default=None, help="also write the rows here")
     ap.add_argument("--one", nargs=2, metavar=("METHOD", "MODEL"), help=argparse.SUPPRESS)
     ap.add_argument("--serve", type=int, metavar="PORT", help=argparse.SUPPRESS)
@@ -233,6 +249,10 @@ def main() -> None:
     if unknown:
         ap.error(f"unknown methods {unknown}; choose from {list(METHODS)}")
     targets = [t.strip() for t in args.targets.split(",") if t.strip()]
+    if set(targets) - {"instant", "server", "vllm"}:
+        ap.error(f"unknown targets {sorted(set(targets) - {'instant', 'server', 'vllm'})}")
+    if "vllm" in targets and not (args.base_url and args.served_model):
+        ap.error("the vllm target needs --base-url and --served-model")
     rows = []
     with contextlib.ExitStack() as stack:
         url = stack.enter_context(_server(args.latency, args.slots)) if "server" in targets else None

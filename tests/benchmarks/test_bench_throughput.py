@@ -1,0 +1,45 @@
+"""benchmarks/bench_throughput.py: its options, and its run against a real GPU server (issue #28 points 1 and 5)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_throughput.py"
+
+
+def _run(*args: str, timeout: float = 60) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, str(BENCH), *args], capture_output=True, text=True, timeout=timeout,
+                          check=False)
+
+
+def test_the_vllm_target_needs_its_server_and_model_named() -> None:
+    out = _run("--targets", "vllm", "--methods", "paper")
+    assert out.returncode == 2 and "needs --base-url and --served-model" in out.stderr
+
+
+def test_an_unknown_target_is_one_line() -> None:
+    out = _run("--targets", "instnat")
+    assert out.returncode == 2 and "unknown targets ['instnat']" in out.stderr
+
+
+@pytest.mark.gpu
+@pytest.mark.timeout(1800)
+def test_live_search_against_a_vllm_server(tmp_path: Path) -> None:
+    """Where a vLLM server runs (`vllm serve <model>` on a GPU), the search's calls reach it and the table is
+    printed: TOMBENCH_VLLM_BASE_URL and TOMBENCH_VLLM_MODEL name the server (docs/scale.md, "A real GPU server")."""
+    url, model = os.environ.get("TOMBENCH_VLLM_BASE_URL"), os.environ.get("TOMBENCH_VLLM_MODEL")
+    if not (url and model):
+        pytest.skip("set TOMBENCH_VLLM_BASE_URL and TOMBENCH_VLLM_MODEL to a running vLLM server")
+    rows = tmp_path / "rows.json"
+    out = _run("--targets", "vllm", "--base-url", url, "--served-model", model, "--methods", "over-generate",
+               "--story-types", "tomi", "--budget", "20", "--max-connections", "256", "--json", str(rows),
+               timeout=1700)
+    assert out.returncode == 0, out.stderr[-2000:]
+    (row,) = json.loads(rows.read_text())
+    assert row["target"] == "vllm" and row["calls"] > 0 and row["cpu"] > 0
