@@ -30,6 +30,7 @@ from tombench.dsl.actions import (
     action_name,
 )
 from tombench.dsl.context import DEFAULT_CONTEXT, Context
+from tombench.dsl.deferred import belief_free
 from tombench.dsl.state import EMPTY_STORE, State
 from tombench.dsl.story import Story
 from tombench.dsl.tracker import Step, _told_changes
@@ -358,6 +359,30 @@ def _hopeless_without_topics(story: Story) -> int | None:
     return None if story.context.topics else 0
 
 
+def _hopeless_public_topics(modified: bool) -> Callable[[Story], int | None]:
+    """For the public topic tells: when nobody is together (a public tell needs a listener), the number of tuples
+    of `_tell_public_topic` (`modified`: of its `_with_modifiers` variant, which offers each speaker in a room, alone
+    there, one peeker among the others per topic); else None. Most public topic tells are drawn in such states, and
+    testing each candidate's audience was the largest item of an all-actions rollout (issue #28)."""
+
+    def hopeless(story: Story) -> int | None:
+        ctx = story.context
+        topics = len(ctx.topics)
+        if not topics:
+            return 0
+        st = story.state
+        if not _nobody_together(st):
+            return None
+        people = ctx.people
+        if not modified:
+            return len(people) * topics
+        w = st.world
+        in_a_room = sum(1 for p in people if type(w.get((p, ROOM))) is str)
+        return in_a_room * topics * (len(people) - 1)
+
+    return hopeless
+
+
 def _hopeless_move_object_room(story: Story) -> int | None:
     """When nobody is in the room of an object that has another room to go to, the number of tuples of
     `_move_object_room`; else None."""
@@ -621,7 +646,7 @@ _BASE_KINDS: dict[str, _Kind] = {
         TellPrivate, _tell_private_topic, _valid_tell_private_topic, True, hopeless=_hopeless_without_topics
     ),
     "publicly_tell_about_abstract_topic": _Kind(
-        TellPublic, _tell_public_topic, _valid_tell_public_topic, True, hopeless=_hopeless_without_topics
+        TellPublic, _tell_public_topic, _valid_tell_public_topic, True, hopeless=_hopeless_public_topics(False)
     ),
     "privately_tell_about_object_container_location": _Kind(
         _private_fact, _location_tells(CONTAINER, private=True), _valid_tell_private_fact, False,
@@ -654,7 +679,7 @@ _MODIFIED_HOPELESS: dict[str, Callable[[Story], int | None]] = {
     },
     "privately_tell_about_object_container_location": _hopeless_without_container_facts,
     "privately_tell_about_abstract_topic": _hopeless_without_topics,
-    "publicly_tell_about_abstract_topic": _hopeless_without_topics,
+    "publicly_tell_about_abstract_topic": _hopeless_public_topics(True),
 }
 _KINDS: dict[str, _Kind] = {
     **_BASE_KINDS,
@@ -819,8 +844,16 @@ def rollout(
     ends the rollout (see `_extend`), so such a story comes back one action short and still not desired; same
     random numbers, same desired stories. For callers that keep only desired rollouts.
     """
-    s = story.copy() if copy else story
-    if stop is None:
+    # an action set without tells never reads a belief while drawing: defer them (see `tombench.dsl.deferred`)
+    defer = belief_free(conditions.aset.allowed)
+    if copy:
+        s = story.copy(defer_beliefs=defer)
+    else:
+        s = story
+        if defer:
+            s.defer_beliefs()
+    if stop is None or (stop == conditions.structural and not skip_doomed):
+        # S or N is `finished` whatever the stop S (its docstring): the counters decide without `structural`
         finished = conditions.finished
     elif skip_doomed:
         raise ValueError("skip_doomed needs the default stop (S or N)")

@@ -37,6 +37,9 @@ class State:
     visibility: dict[str, bool] = field(default_factory=dict)
     #: (object, "container"|"room") -> [(world value, action index)], appended when the world value changes
     trajectories: dict[tuple[str, str], list[tuple[Value, int]]] = field(default_factory=dict)
+    #: (not a field) True once a deferred rollout replays its beliefs from this state (`tombench.dsl.deferred`): its
+    #: story copies it before writing again, so that the replay always starts from the state as it was
+    _shared = False
 
     # ------------------------------------------------------------------ stores
     def appear(self, person: str) -> None:
