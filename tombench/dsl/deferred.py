@@ -86,15 +86,15 @@ def deferred_copy(st: State) -> DeferredState:
     new = DeferredState.__new__(DeferredState)
     d = new.__dict__
     d["context"] = st.context
-    d["world"] = dict(st.world)
-    d["people"] = list(st.people)
-    d["rooms_involved"] = list(st.rooms_involved)
-    d["objects_seen"] = list(st.objects_seen)
-    d["containers_seen"] = list(st.containers_seen)
-    d["topics"] = list(st.topics)
-    d["state_values"] = {k: list(v) for k, v in st.state_values.items()} if st.state_values else {}
-    d["visibility"] = dict(st.visibility)
-    d["trajectories"] = {k: list(v) for k, v in st.trajectories.items()}
+    d["world"] = st.world.copy()
+    d["people"] = st.people.copy()
+    d["rooms_involved"] = st.rooms_involved.copy()
+    d["objects_seen"] = st.objects_seen.copy()
+    d["containers_seen"] = st.containers_seen.copy()
+    d["topics"] = st.topics.copy()
+    d["state_values"] = {k: v.copy() for k, v in st.state_values.items()} if st.state_values else {}
+    d["visibility"] = st.visibility.copy()
+    d["trajectories"] = {k: v.copy() for k, v in st.trajectories.items()} if st.trajectories else {}
     if type(st) is DeferredState:
         d["_base"] = st._base
         d["_pending"] = list(st._pending)

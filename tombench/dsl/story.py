@@ -99,10 +99,14 @@ class Story:
         if st._shared:  # a deferred rollout replays from it: write to a copy (see `tombench.dsl.deferred`)
             st = self.state = st.copy()
         index = len(self.steps)
-        if type(st) is DeferredState:
-            step = self._commit_deferred(st, action, index)
+        kind = type(action)
+        if type(st) is DeferredState and (world_effect := WORLD_APPLY.get(kind)) is not None:
+            # the world effects only, the action recorded for the beliefs' replay
+            st._pending.append((action, index))
+            step = world_effect(st, action, index)
         else:
-            effect = _APPLY.get(type(action))  # `apply`, without its call: this runs for every sampled action
+            # (a tell or a subclass on a deferred state: the tracker's first read of a belief replays them)
+            effect = _APPLY.get(kind)  # `apply`, without its call: this runs for every sampled action
             step = apply(st, action, index) if effect is None else effect(st, action, index)
         self.steps.append(step)
         if step.modifier is None:  # Step.length, inlined: this runs for every sampled action
@@ -110,22 +114,12 @@ class Story:
         else:
             self._length += 2
             self._mods += 1
-        important = _IMPORTANT_BY_TYPE.get(type(action))  # `_is_important`, its exact-type lookup inlined
+        important = _IMPORTANT_BY_TYPE.get(kind)  # `_is_important`, its exact-type lookup inlined
         if important is None:
             important = _is_important(action)
         if important:
             self._imp += 1
         return step
-
-    def _commit_deferred(self, st: DeferredState, action: Action, index: int) -> Step:
-        """Apply `action`'s world effects only and record it for the beliefs' replay; an action whose type has
-        no world-only effect (a tell, a subclass) makes the beliefs current first and is applied in full."""
-        effect = WORLD_APPLY.get(type(action))
-        if effect is None:
-            st.fo  # noqa: B018  (reading the beliefs replays them: `st` is a plain `State` from here on)
-            return apply(st, action, index)
-        st._pending.append((action, index))
-        return effect(st, action, index)
 
     def defer_beliefs(self) -> None:
         """Track the world only from here on, the beliefs replayed when first read (`tombench.dsl.deferred`):
