@@ -301,15 +301,18 @@ def _hopeless_without_container_facts(story: Story) -> int | None:
 
 
 def _hopeless_public_tells(prop: str, modified: bool) -> Callable[[Story], int | None]:
-    """For the public tells of `prop` facts: when nobody is together, the number of tuples of
-    `_location_tells(prop, private=False, modified)`, counted the same way; else None."""
+    """For the public tells of `prop` facts: when no speaker with an audience has a fact that some witness would
+    learn, the number of tuples of `_location_tells(prop, private=False, modified)`, counted the same way; else None.
+
+    A public tell is valid only if someone present would learn its fact (`_learners`), whatever its modifier, and
+    that almost never holds: about 97% of these draws reject every candidate (issue #28). Testing each speaker's
+    facts once is cheaper than listing every fact with every modifier and testing them one by one.
+    """
 
     def hopeless(story: Story) -> int | None:
         st = story.state
         if prop == CONTAINER and not st.containers_seen:  # `_hopeless_without_container_facts`
             return 0
-        if not _nobody_together(st):
-            return None
         people = story.context.people
         fos = st.fo
         w = st.world
@@ -318,19 +321,31 @@ def _hopeless_public_tells(prop: str, modified: bool) -> Callable[[Story], int |
             fo = fos.get(p)
             if not fo:
                 continue
-            facts = 0
-            for item in fo.items():  # counted as `_location_tells` lists them
+            facts = []
+            for item in fo.items():  # listed as `_location_tells` lists them
                 if item[0][1] == prop and type(item[1]) is str:
-                    facts += 1
-            if facts and modified:
-                if type(w.get((p, ROOM))) is not str:  # not offered (see `_location_tells`)
-                    continue
-                # alone in the room (witnesses (p,)): the options are one peeker among the others, nobody distracted
-                facts *= len(people) - 1
-            n += facts
+                    facts.append(item)
+            if not facts:
+                continue
+            r = w.get((p, ROOM))
+            if type(r) is not str:  # rejected (unmodified) or not offered (modified: see `_location_tells`)
+                n += 0 if modified else len(facts)
+                continue
+            W = st.people_in(r)
+            if len(W) >= 2 and _anyone_would_learn(st, W, facts):
+                return None
+            n += len(facts) * (len(_modifier_options(p, tuple(W), people)) if modified else 1)
         return n
 
     return hopeless
+
+
+def _anyone_would_learn(st: State, W: list[str], facts: list[tuple[Key, Value]]) -> bool:
+    """Would some witness in W learn one of the (slot, value) facts told (`_public_fact_validator`'s test)?"""
+    for slot, value in facts:
+        if _in_context(st, slot, value) and _learners(st, W, slot, value):  # type: ignore[arg-type]
+            return True
+    return False
 
 
 def _nobody_in_a_room(story: Story) -> bool:
@@ -732,6 +747,27 @@ def _doomed_types(allowed: tuple[str, ...]) -> tuple[frozenset[str], ...]:
     return _NO_TYPES, modified, important, important | modified
 
 
+#: the records built so far, by type and argument tuple: a record is immutable, so stories may share one, and a
+#: rollout applies the same few actions again and again (the lookahead's 50 rollouts from one story); building a
+#: frozen record (a told fact is two) costs several times the lookup (issue #28)
+_RECORDS: dict[str, dict[tuple, Action]] = {}
+#: records kept per type before its memo starts again (about 300 bytes each)
+_RECORDS_PER_TYPE = 20000
+
+
+def _record(name: str, build: Callable[..., Action], args: tuple) -> Action:
+    """`build(*args)`, memoised per type."""
+    memo = _RECORDS.get(name)
+    if memo is None:
+        memo = _RECORDS[name] = {}
+    a = memo.get(args)
+    if a is None:
+        if len(memo) >= _RECORDS_PER_TYPE:
+            memo.clear()
+        a = memo[args] = build(*args)
+    return a
+
+
 #: what `_sample_of_type` returns when the drawn action would make the story never-desired (see `_extend`)
 _DOOMED = object()
 
@@ -816,7 +852,8 @@ def _sample_of_type(
         if valid(st, args):
             if name in doomed:
                 return _DOOMED
-            step = story._commit(build(*args))  # valid == (check is None): checking again would be redundant
+            # valid == (check is None): checking again would be redundant
+            step = story._commit(_record(name, build, args))
             if exhausted:
                 exhausted.clear()
             return step
