@@ -904,6 +904,23 @@ def rollout(
     return s
 
 
+#: the static candidate tuples by type, per context (with the context, which keeps its identity taken): they depend
+#: on the context alone, and the search draws thousands of rollouts over a few contexts
+_STATIC: dict[int, tuple[Context, dict[str, list[tuple]]]] = {}
+
+
+def _static_cache(context: Context) -> dict[str, list[tuple]]:
+    """The `cache` of `_sample_of_type` for `context`, shared by every rollout over it."""
+    hit = _STATIC.get(id(context))
+    if hit is not None and hit[0] is context:
+        return hit[1]
+    if len(_STATIC) >= 1024:
+        _STATIC.clear()
+    cache: dict[str, list[tuple]] = {}
+    _STATIC[id(context)] = (context, cache)
+    return cache
+
+
 def _extend(
     s: Story,
     conditions: Conditions,
@@ -931,7 +948,7 @@ def _extend(
     failures = 0
     added = 0
     exhausted: set[str] = set()
-    cache: dict[str, list[tuple]] = {}
+    cache = _static_cache(s.context)
     # `added` changes only with the story, so the limit is tested with the predicates
     done = finished(s) or added >= limit
     while not done:
