@@ -110,6 +110,20 @@ def deferred_copy(st: State) -> DeferredState:
 # perception): `appear` becomes adding the person to `people`, in the same order.
 
 
+#: the steps rendered so far, by (record identity, the world value the sentence depends on): the sampler memoises its
+#: records (`sampler._record`), so a deferred rollout applies the same record objects again and again, and a step is
+#: immutable; building one cost a sixth of a ToMi rollout. The step holds its record, so the identity stays taken,
+#: and `step.action is a` guards the lookup.
+_STEPS: dict[tuple[int, object], Step] = {}
+
+
+def _remember(key: tuple[int, object], step: Step) -> Step:
+    if len(_STEPS) >= 50000:
+        _STEPS.clear()
+    _STEPS[key] = step
+    return step
+
+
 def _appear(st: State, names: tuple[str, ...]) -> None:
     people = st.people
     for n in names:
@@ -128,12 +142,20 @@ def _enter_room(st: State, a: EnterRoom, idx: int) -> Step:
     w[(p, ROOM)] = r
     if r not in st.rooms_involved:
         st.rooms_involved.append(r)
-    return Step(a, f"{p} entered the {r}.")
+    key = (id(a), None)
+    step = _STEPS.get(key)
+    if step is None or step.action is not a:
+        step = _remember(key, Step(a, f"{p} entered the {r}."))
+    return step
 
 
 def _leave_room(st: State, a: LeaveRoom, idx: int) -> Step:
     st.world[(a.actor, ROOM)] = _not_in(a.room)
-    return Step(a, f"{a.actor} left the {a.room}.")
+    key = (id(a), None)
+    step = _STEPS.get(key)
+    if step is None or step.action is not a:
+        step = _remember(key, Step(a, f"{a.actor} left the {a.room}."))
+    return step
 
 
 def _move_object_container(st: State, a: MoveObjectContainer, idx: int) -> Step:
@@ -150,7 +172,12 @@ def _move_object_container(st: State, a: MoveObjectContainer, idx: int) -> Step:
     w[(o, CONTAINER)] = c
     w[(c, ROOM)] = r
     _track(st, o, idx)
-    return Step(a, f"{p} moved the {o} to the {c}, which is also located in the {r}.", _modifier(a) if K or D else None)
+    key = (id(a), r)
+    step = _STEPS.get(key)
+    if step is None or step.action is not a:
+        sentence = f"{p} moved the {o} to the {c}, which is also located in the {r}."
+        step = _remember(key, Step(a, sentence, _modifier(a) if K or D else None))
+    return step
 
 
 def _update_object_state(st: State, a: UpdateObjectState, idx: int) -> Step:
