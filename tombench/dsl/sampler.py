@@ -30,6 +30,7 @@ from tombench.dsl.actions import (
     action_name,
 )
 from tombench.dsl.context import DEFAULT_CONTEXT, Context
+from tombench.dsl.deferred import belief_free
 from tombench.dsl.state import EMPTY_STORE, State
 from tombench.dsl.story import Story
 from tombench.dsl.tracker import Step, _told_changes
@@ -300,15 +301,18 @@ def _hopeless_without_container_facts(story: Story) -> int | None:
 
 
 def _hopeless_public_tells(prop: str, modified: bool) -> Callable[[Story], int | None]:
-    """For the public tells of `prop` facts: when nobody is together, the number of tuples of
-    `_location_tells(prop, private=False, modified)`, counted the same way; else None."""
+    """For the public tells of `prop` facts: when no speaker with an audience has a fact that some witness would
+    learn, the number of tuples of `_location_tells(prop, private=False, modified)`, counted the same way; else None.
+
+    A public tell is valid only if someone present would learn its fact (`_learners`), whatever its modifier, and
+    that almost never holds: about 97% of these draws reject every candidate (issue #28). Testing each speaker's
+    facts once is cheaper than listing every fact with every modifier and testing them one by one.
+    """
 
     def hopeless(story: Story) -> int | None:
         st = story.state
         if prop == CONTAINER and not st.containers_seen:  # `_hopeless_without_container_facts`
             return 0
-        if not _nobody_together(st):
-            return None
         people = story.context.people
         fos = st.fo
         w = st.world
@@ -317,19 +321,31 @@ def _hopeless_public_tells(prop: str, modified: bool) -> Callable[[Story], int |
             fo = fos.get(p)
             if not fo:
                 continue
-            facts = 0
-            for item in fo.items():  # counted as `_location_tells` lists them
+            facts = []
+            for item in fo.items():  # listed as `_location_tells` lists them
                 if item[0][1] == prop and type(item[1]) is str:
-                    facts += 1
-            if facts and modified:
-                if type(w.get((p, ROOM))) is not str:  # not offered (see `_location_tells`)
-                    continue
-                # alone in the room (witnesses (p,)): the options are one peeker among the others, nobody distracted
-                facts *= len(people) - 1
-            n += facts
+                    facts.append(item)
+            if not facts:
+                continue
+            r = w.get((p, ROOM))
+            if type(r) is not str:  # rejected (unmodified) or not offered (modified: see `_location_tells`)
+                n += 0 if modified else len(facts)
+                continue
+            W = st.people_in(r)
+            if len(W) >= 2 and _anyone_would_learn(st, W, facts):
+                return None
+            n += len(facts) * (len(_modifier_options(p, tuple(W), people)) if modified else 1)
         return n
 
     return hopeless
+
+
+def _anyone_would_learn(st: State, W: list[str], facts: list[tuple[Key, Value]]) -> bool:
+    """Would some witness in W learn one of the (slot, value) facts told (`_public_fact_validator`'s test)?"""
+    for slot, value in facts:
+        if _in_context(st, slot, value) and _learners(st, W, slot, value):  # type: ignore[arg-type]
+            return True
+    return False
 
 
 def _nobody_in_a_room(story: Story) -> bool:
@@ -356,6 +372,30 @@ def _hopeless_update_object_state(story: Story) -> int | None:
 def _hopeless_without_topics(story: Story) -> int | None:
     """A topic tell in a context without topics has no candidate at all (the default context has none)."""
     return None if story.context.topics else 0
+
+
+def _hopeless_public_topics(modified: bool) -> Callable[[Story], int | None]:
+    """For the public topic tells: when nobody is together (a public tell needs a listener), the number of tuples
+    of `_tell_public_topic` (`modified`: of its `_with_modifiers` variant, which offers each speaker in a room, alone
+    there, one peeker among the others per topic); else None. Most public topic tells are drawn in such states, and
+    testing each candidate's audience was the largest item of an all-actions rollout (issue #28)."""
+
+    def hopeless(story: Story) -> int | None:
+        ctx = story.context
+        topics = len(ctx.topics)
+        if not topics:
+            return 0
+        st = story.state
+        if not _nobody_together(st):
+            return None
+        people = ctx.people
+        if not modified:
+            return len(people) * topics
+        w = st.world
+        in_a_room = sum(1 for p in people if type(w.get((p, ROOM))) is str)
+        return in_a_room * topics * (len(people) - 1)
+
+    return hopeless
 
 
 def _hopeless_move_object_room(story: Story) -> int | None:
@@ -621,7 +661,7 @@ _BASE_KINDS: dict[str, _Kind] = {
         TellPrivate, _tell_private_topic, _valid_tell_private_topic, True, hopeless=_hopeless_without_topics
     ),
     "publicly_tell_about_abstract_topic": _Kind(
-        TellPublic, _tell_public_topic, _valid_tell_public_topic, True, hopeless=_hopeless_without_topics
+        TellPublic, _tell_public_topic, _valid_tell_public_topic, True, hopeless=_hopeless_public_topics(False)
     ),
     "privately_tell_about_object_container_location": _Kind(
         _private_fact, _location_tells(CONTAINER, private=True), _valid_tell_private_fact, False,
@@ -654,7 +694,7 @@ _MODIFIED_HOPELESS: dict[str, Callable[[Story], int | None]] = {
     },
     "privately_tell_about_object_container_location": _hopeless_without_container_facts,
     "privately_tell_about_abstract_topic": _hopeless_without_topics,
-    "publicly_tell_about_abstract_topic": _hopeless_without_topics,
+    "publicly_tell_about_abstract_topic": _hopeless_public_topics(True),
 }
 _KINDS: dict[str, _Kind] = {
     **_BASE_KINDS,
@@ -705,6 +745,27 @@ def _doomed_types(allowed: tuple[str, ...]) -> tuple[frozenset[str], ...]:
     important = frozenset(name for name in allowed if name in _IMPORTANT_TYPES)
     modified = frozenset(name for name in allowed if name.endswith(PEEKING))
     return _NO_TYPES, modified, important, important | modified
+
+
+#: the records built so far, by type and argument tuple: a record is immutable, so stories may share one, and a
+#: rollout applies the same few actions again and again (the lookahead's 50 rollouts from one story); building a
+#: frozen record (a told fact is two) costs several times the lookup (issue #28)
+_RECORDS: dict[str, dict[tuple, Action]] = {}
+#: records kept per type before its memo starts again (about 300 bytes each)
+_RECORDS_PER_TYPE = 20000
+
+
+def _record(name: str, build: Callable[..., Action], args: tuple) -> Action:
+    """`build(*args)`, memoised per type."""
+    memo = _RECORDS.get(name)
+    if memo is None:
+        memo = _RECORDS[name] = {}
+    a = memo.get(args)
+    if a is None:
+        if len(memo) >= _RECORDS_PER_TYPE:
+            memo.clear()
+        a = memo[args] = build(*args)
+    return a
 
 
 #: what `_sample_of_type` returns when the drawn action would make the story never-desired (see `_extend`)
@@ -791,7 +852,8 @@ def _sample_of_type(
         if valid(st, args):
             if name in doomed:
                 return _DOOMED
-            step = story._commit(build(*args))  # valid == (check is None): checking again would be redundant
+            # valid == (check is None): checking again would be redundant
+            step = story._commit(_record(name, build, args))
             if exhausted:
                 exhausted.clear()
             return step
@@ -819,8 +881,16 @@ def rollout(
     ends the rollout (see `_extend`), so such a story comes back one action short and still not desired; same
     random numbers, same desired stories. For callers that keep only desired rollouts.
     """
-    s = story.copy() if copy else story
-    if stop is None:
+    # an action set without tells never reads a belief while drawing: defer them (see `tombench.dsl.deferred`)
+    defer = belief_free(conditions.aset.allowed)
+    if copy:
+        s = story.copy(defer_beliefs=defer)
+    else:
+        s = story
+        if defer:
+            s.defer_beliefs()
+    if stop is None or (stop == conditions.structural and not skip_doomed):
+        # S or N is `finished` whatever the stop S (its docstring): the counters decide without `structural`
         finished = conditions.finished
     elif skip_doomed:
         raise ValueError("skip_doomed needs the default stop (S or N)")
@@ -832,6 +902,23 @@ def rollout(
 
     _extend(s, conditions, rng.random, finished, math.inf if max_actions is None else max_actions, skip_doomed)
     return s
+
+
+#: the static candidate tuples by type, per context (with the context, which keeps its identity taken): they depend
+#: on the context alone, and the search draws thousands of rollouts over a few contexts
+_STATIC: dict[int, tuple[Context, dict[str, list[tuple]]]] = {}
+
+
+def _static_cache(context: Context) -> dict[str, list[tuple]]:
+    """The `cache` of `_sample_of_type` for `context`, shared by every rollout over it."""
+    hit = _STATIC.get(id(context))
+    if hit is not None and hit[0] is context:
+        return hit[1]
+    if len(_STATIC) >= 1024:
+        _STATIC.clear()
+    cache: dict[str, list[tuple]] = {}
+    _STATIC[id(context)] = (context, cache)
+    return cache
 
 
 def _extend(
@@ -861,7 +948,7 @@ def _extend(
     failures = 0
     added = 0
     exhausted: set[str] = set()
-    cache: dict[str, list[tuple]] = {}
+    cache = _static_cache(s.context)
     # `added` changes only with the story, so the limit is tested with the predicates
     done = finished(s) or added >= limit
     while not done:

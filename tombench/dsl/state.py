@@ -37,6 +37,9 @@ class State:
     visibility: dict[str, bool] = field(default_factory=dict)
     #: (object, "container"|"room") -> [(world value, action index)], appended when the world value changes
     trajectories: dict[tuple[str, str], list[tuple[Value, int]]] = field(default_factory=dict)
+    #: (not a field) True once a deferred rollout replays its beliefs from this state (`tombench.dsl.deferred`): its
+    #: story copies it before writing again, so that the replay always starts from the state as it was
+    _shared = False
 
     # ------------------------------------------------------------------ stores
     def appear(self, person: str) -> None:
@@ -78,25 +81,29 @@ class State:
 
     # ------------------------------------------------------------------ copying
     def copy(self) -> State:
-        """A deep-enough copy for branching (stores are copied, the SO[p][p] aliasing is preserved)."""
-        fo = {p: dict(s) for p, s in self.fo.items()}
+        """A deep-enough copy for branching (stores are copied, the SO[p][p] aliasing is preserved).
+
+        Built field by field into a bare instance, not through the dataclass constructor, and empty maps are not
+        walked: every rollout of an action set with tells starts with one (issue #28)."""
+        fo = {p: s.copy() for p, s in self.fo.items()}
         so: dict[tuple[str, str], Store] = {}
-        for (p, q), s in self.so.items():
-            so[(p, q)] = fo[p] if p == q else dict(s)
-        return State(
-            context=self.context,
-            world=dict(self.world),
-            fo=fo,
-            so=so,
-            people=list(self.people),
-            rooms_involved=list(self.rooms_involved),
-            objects_seen=list(self.objects_seen),
-            containers_seen=list(self.containers_seen),
-            topics=list(self.topics),
-            state_values={k: list(v) for k, v in self.state_values.items()},
-            visibility=dict(self.visibility),
-            trajectories={k: list(v) for k, v in self.trajectories.items()},
-        )
+        for k, s in self.so.items():
+            so[k] = fo[k[0]] if k[0] == k[1] else s.copy()
+        new = State.__new__(State)
+        d = new.__dict__
+        d["context"] = self.context
+        d["world"] = self.world.copy()
+        d["fo"] = fo
+        d["so"] = so
+        d["people"] = self.people.copy()
+        d["rooms_involved"] = self.rooms_involved.copy()
+        d["objects_seen"] = self.objects_seen.copy()
+        d["containers_seen"] = self.containers_seen.copy()
+        d["topics"] = self.topics.copy()
+        d["state_values"] = {k: v.copy() for k, v in self.state_values.items()} if self.state_values else {}
+        d["visibility"] = self.visibility.copy()
+        d["trajectories"] = {k: v.copy() for k, v in self.trajectories.items()} if self.trajectories else {}
+        return new
 
     def snapshot(self) -> tuple:
         """A comparable, hashable-free snapshot of everything, for tests of transactionality and replay."""

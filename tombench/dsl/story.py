@@ -23,6 +23,7 @@ from tombench.dsl.actions import (
     action_to_dict,
 )
 from tombench.dsl.context import Context
+from tombench.dsl.deferred import WORLD_APPLY, DeferredState, deferred_copy
 from tombench.dsl.questions import Question, generate_questions
 from tombench.dsl.state import State
 from tombench.dsl.tracker import _APPLY, ActionRejected, Step, apply, check
@@ -94,25 +95,45 @@ class Story:
         return self._commit(action)
 
     def _commit(self, action: Action) -> Step:
-        effect = _APPLY.get(type(action))  # `apply`, without its call: this runs for every sampled action
-        step = apply(self.state, action, len(self.steps)) if effect is None else effect(self.state, action, len(self.steps))
+        st = self.state
+        if st._shared:  # a deferred rollout replays from it: write to a copy (see `tombench.dsl.deferred`)
+            st = self.state = st.copy()
+        index = len(self.steps)
+        kind = type(action)
+        if type(st) is DeferredState and (world_effect := WORLD_APPLY.get(kind)) is not None:
+            # the world effects only, the action recorded for the beliefs' replay
+            st._pending.append((action, index))
+            step = world_effect(st, action, index)
+        else:
+            # (a tell or a subclass on a deferred state: the tracker's first read of a belief replays them)
+            effect = _APPLY.get(kind)  # `apply`, without its call: this runs for every sampled action
+            step = apply(st, action, index) if effect is None else effect(st, action, index)
         self.steps.append(step)
         if step.modifier is None:  # Step.length, inlined: this runs for every sampled action
             self._length += 1
         else:
             self._length += 2
             self._mods += 1
-        important = _IMPORTANT_BY_TYPE.get(type(action))  # `_is_important`, its exact-type lookup inlined
+        important = _IMPORTANT_BY_TYPE.get(kind)  # `_is_important`, its exact-type lookup inlined
         if important is None:
             important = _is_important(action)
         if important:
             self._imp += 1
         return step
 
-    def copy(self) -> Story:
+    def defer_beliefs(self) -> None:
+        """Track the world only from here on, the beliefs replayed when first read (`tombench.dsl.deferred`):
+        for rollouts of belief-free action sets, whose draws never read a belief."""
+        if type(self.state) is not DeferredState:
+            self.state = deferred_copy(self.state)
+
+    def copy(self, *, defer_beliefs: bool = False) -> Story:
+        """An independent copy; with `defer_beliefs` (or when this story's beliefs are deferred already), one whose
+        beliefs are deferred, which shares this story's state instead of copying its belief stores."""
         new = Story.__new__(Story)
         new.context = self.context
-        new.state = self.state.copy()
+        st = self.state
+        new.state = deferred_copy(st) if defer_beliefs or type(st) is DeferredState else st.copy()
         new.steps = list(self.steps)
         new._length = self._length
         new._imp = self._imp

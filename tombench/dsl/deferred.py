@@ -1,0 +1,223 @@
+"""Deferred beliefs: rollouts of belief-free action sets track the world only, and replay the beliefs when read.
+
+Why: in an action set without tells (ToMi and the room, state and peeking variants), no precondition reads a belief
+store, so the random draws of a rollout depend on the world alone; yet updating every witness's first- and
+second-order stores was about 30% of such a rollout, and most rollouts are thrown away unread (the search's lookahead
+keeps only "desired?" and the length). A deferred rollout applies each action's world effects (`_WORLD_APPLY`: the
+world, the lists of people, rooms, objects and containers, state values, trajectories and the rendered step, exactly
+as the tracker writes them) and records the action. Its state is a `DeferredState`: every field but `fo` and `so`
+is current; reading `fo` or `so` (questions, answers, `snapshot`, `copy`) replays the recorded actions with the full
+tracker on a copy of the state the rollout started from, which gives the very beliefs a full rollout would have
+(the tracker is deterministic), and turns the object into a plain `State`.
+
+The state a deferred rollout starts from is shared, not copied: it is marked `_shared`, and `Story._commit` copies a
+shared state before its next write (copy on write), so the base a deferred state replays from never changes.
+tests/dsl/test_deferred.py pins both: same draws, same steps, same `snapshot()` as full rollouts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import lru_cache
+from typing import Any
+
+from tombench.dsl.action_sets import PEEKING
+from tombench.dsl.actions import Action, EnterRoom, LeaveRoom, MoveObjectContainer, MoveObjectRoom, UpdateObjectState
+from tombench.dsl.state import State, Store
+from tombench.dsl.tracker import _APPLY, Step, _modifier, _not_in, _track
+from tombench.dsl.values import CONTAINER, NO_CONTAINER, ROOM
+
+__all__ = ["DeferredState", "belief_free", "deferred_copy"]
+
+#: the sampler types whose preconditions read only the world (no tell: a tell's validity reads belief stores)
+_WORLD_TYPES = frozenset(
+    name + suffix
+    for name in ("enter_room", "leave_room", "move_object_container", "update_object_state", "move_object_room")
+    for suffix in ("", PEEKING)
+)
+
+
+@lru_cache(maxsize=64)
+def belief_free(allowed: tuple[str, ...]) -> bool:
+    """Can rollouts over these action types defer beliefs? (Every type's validity reads the world only.)"""
+    return all(name in _WORLD_TYPES for name in allowed)
+
+
+class DeferredState(State):
+    """A `State` whose world is current and whose belief stores `fo` and `so` are computed on first read.
+
+    `_base` is a full `State` that nothing writes any more (see the module docstring), `_pending` the actions applied
+    since, each with its step index. Not a dataclass of its own: it has `State`'s fields in its `__dict__` except
+    `fo` and `so`, which the properties below supply; once computed, the object becomes a plain `State`.
+    """
+
+    _base: State
+    _pending: list[tuple[Action, int]]
+
+    @property  # type: ignore[override]
+    def fo(self) -> dict[str, Store]:
+        return self._materialise().fo
+
+    @property  # type: ignore[override]
+    def so(self) -> dict[tuple[str, str], Store]:
+        return self._materialise().so
+
+    def _materialise(self) -> State:
+        """Replay the pending actions on a copy of the base, take its beliefs, and become a plain `State`."""
+        full = self._base.copy()
+        for action, index in self._pending:
+            _APPLY[type(action)](full, action, index)
+        d = self.__dict__
+        del d["_base"], d["_pending"]
+        self.__class__ = State  # fo and so become plain attributes again
+        d["fo"], d["so"] = full.fo, full.so
+        return self
+
+    def __eq__(self, other: object) -> bool:
+        """`State`'s field-by-field equality, beliefs included (computed first)."""
+        return self._materialise() == other
+
+    __hash__ = None  # type: ignore[assignment]  (as `State`'s: mutable)
+
+
+def deferred_copy(st: State) -> DeferredState:
+    """A copy of `st` for a deferred rollout: its world-side fields copied, its beliefs replayed from `st` on
+    demand (or from `st`'s own base when `st` is deferred too, so that deferral never nests)."""
+    new = DeferredState.__new__(DeferredState)
+    d = new.__dict__
+    d["context"] = st.context
+    d["world"] = st.world.copy()
+    d["people"] = st.people.copy()
+    d["rooms_involved"] = st.rooms_involved.copy()
+    d["objects_seen"] = st.objects_seen.copy()
+    d["containers_seen"] = st.containers_seen.copy()
+    d["topics"] = st.topics.copy()
+    d["state_values"] = {k: v.copy() for k, v in st.state_values.items()} if st.state_values else {}
+    d["visibility"] = st.visibility.copy()
+    d["trajectories"] = {k: v.copy() for k, v in st.trajectories.items()} if st.trajectories else {}
+    if type(st) is DeferredState:
+        d["_base"] = st._base
+        d["_pending"] = list(st._pending)
+    else:
+        st._shared = True  # copy on write: the owner copies it before its next write
+        d["_base"] = st
+        d["_pending"] = []
+    return new
+
+
+# ---------------------------------------------------------------------------------------------------- world effects
+# Each mirrors the tracker's `_apply_*` of the same record type minus every write to `fo` and `so` (broadcasts,
+# perception): `appear` becomes adding the person to `people`, in the same order.
+
+
+#: the steps rendered so far, by (record identity, the world value the sentence depends on): the sampler memoises its
+#: records (`sampler._record`), so a deferred rollout applies the same record objects again and again, and a step is
+#: immutable; building one cost a sixth of a ToMi rollout. The step holds its record, so the identity stays taken,
+#: and `step.action is a` guards the lookup.
+_STEPS: dict[tuple[int, object], Step] = {}
+
+
+def _remember(key: tuple[int, object], step: Step) -> Step:
+    if len(_STEPS) >= 50000:
+        _STEPS.clear()
+    _STEPS[key] = step
+    return step
+
+
+def _appear(st: State, names: tuple[str, ...]) -> None:
+    people = st.people
+    for n in names:
+        if n not in people:
+            people.append(n)
+
+
+def _enter_room(st: State, a: EnterRoom, idx: int) -> Step:
+    p, r = a.actor, a.room
+    w = st.world
+    if p not in st.people:
+        st.people.append(p)
+    r0 = w.get((p, ROOM))
+    if type(r0) is str:
+        w[(p, ROOM)] = _not_in(r0)  # the implicit departure's world write (overwritten below, as in the tracker)
+    w[(p, ROOM)] = r
+    if r not in st.rooms_involved:
+        st.rooms_involved.append(r)
+    key = (id(a), None)
+    step = _STEPS.get(key)
+    if step is None or step.action is not a:
+        step = _remember(key, Step(a, f"{p} entered the {r}."))
+    return step
+
+
+def _leave_room(st: State, a: LeaveRoom, idx: int) -> Step:
+    st.world[(a.actor, ROOM)] = _not_in(a.room)
+    key = (id(a), None)
+    step = _STEPS.get(key)
+    if step is None or step.action is not a:
+        step = _remember(key, Step(a, f"{a.actor} left the {a.room}."))
+    return step
+
+
+def _move_object_container(st: State, a: MoveObjectContainer, idx: int) -> Step:
+    p, o, c = a.actor, a.object, a.container
+    w = st.world
+    r = w[(p, ROOM)]
+    K, D = a.peekers, a.distracted
+    _appear(st, (p, *K, *D) if K or D else (p,))
+    if o not in st.objects_seen:
+        st.objects_seen.append(o)
+    if c not in st.containers_seen:
+        st.containers_seen.append(c)
+    w[(o, ROOM)] = r
+    w[(o, CONTAINER)] = c
+    w[(c, ROOM)] = r
+    _track(st, o, idx)
+    key = (id(a), r)
+    step = _STEPS.get(key)
+    if step is None or step.action is not a:
+        sentence = f"{p} moved the {o} to the {c}, which is also located in the {r}."
+        step = _remember(key, Step(a, sentence, _modifier(a) if K or D else None))
+    return step
+
+
+def _update_object_state(st: State, a: UpdateObjectState, idx: int) -> Step:
+    p, o, sc = a.actor, a.object, a.change
+    w = st.world
+    r = w[(p, ROOM)]
+    _appear(st, (p, *a.peekers, *a.distracted))
+    if o not in st.objects_seen:
+        st.objects_seen.append(o)
+    st.visibility.setdefault(sc.property, sc.visible)
+    w[(o, ROOM)] = r
+    w[(o, sc.property)] = sc.value
+    values = st.state_values.setdefault((o, sc.property), [])
+    if sc.value not in values:
+        values.append(sc.value)
+    _track(st, o, idx)
+    return Step(a, sc.sentence(p, o), _modifier(a))
+
+
+def _move_object_room(st: State, a: MoveObjectRoom, idx: int) -> Step:
+    p, o, r2 = a.actor, a.object, a.room
+    w = st.world
+    c = w.get((o, CONTAINER))
+    if type(c) is str:
+        w[(o, CONTAINER)] = NO_CONTAINER
+    w[(o, ROOM)] = r2
+    w[(p, ROOM)] = r2
+    if r2 not in st.rooms_involved:
+        st.rooms_involved.append(r2)
+    _track(st, o, idx)
+    if type(c) is str:
+        return Step(a, f"{p} moved the {o} to the {r2}, leaving the {c} in its original location.")
+    return Step(a, f"{p} moved the {o} to the {r2}.")
+
+
+#: the world effects of each belief-free record type (`Story._commit` uses them for a `DeferredState`)
+WORLD_APPLY: dict[type, Callable[[State, Any, int], Step]] = {
+    EnterRoom: _enter_room,
+    LeaveRoom: _leave_room,
+    MoveObjectContainer: _move_object_container,
+    UpdateObjectState: _update_object_state,
+    MoveObjectRoom: _move_object_room,
+}
