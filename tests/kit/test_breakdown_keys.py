@@ -30,11 +30,14 @@ def test_groups_with_a_colon_and_metric_groupings() -> None:
 def test_group_metrics_means_first_then_counts_and_only_informative_stderrs() -> None:
     keys = group_metrics({
         "order": {"0": [1.0, 0.0, 0.0], "1": [1.0]},
-        "domain": {"Health": [0.25, 0.75]},  # a mean score (ROUGE-L, ratings): its stderr is logged
+        "domain": {"Health": [0.25, 0.75], "Career": [0.3]},  # a mean score (ROUGE-L, ratings): stderr logged
     })
-    assert list(keys) == ["order=0", "order=1", "domain=Health", "order=0:n", "order=1:n", "domain=Health:n",
-                          "domain=Health:stderr"]
+    assert list(keys) == ["order=0", "order=1", "domain=Health", "domain=Career", "order=0:n", "order=1:n",
+                          "domain=Health:n", "domain=Career:n", "domain=Health:stderr"]  # one score: stderr 0
     assert keys["order=0:n"] == 3 and keys["domain=Health:stderr"] == pytest.approx(0.25)
+    read = {(e.dimension, e.group): e.stderr for e in parse_breakdown(keys)}
+    assert read == pytest.approx({("order", "0"): math.sqrt(1 / 3 * 2 / 3 / 2), ("order", "1"): 0.0,
+                                  ("domain", "Health"): 0.25, ("domain", "Career"): 0.0})
 
 
 @pytest.mark.parametrize("scores", [[1.0, 0.0, 0.0], [1.0, 1.0, 0.0, 1.0, 0.0], [0.0, 0.0], [1.0]])

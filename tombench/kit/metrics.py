@@ -5,7 +5,7 @@ The breakdown:
 Inspect expands a metric that returns a dict into one logged metric per key, so a single `breakdown(...)` metric
 puts the paper's grouped tables (accuracy per action set, interesting vs uninteresting, ToM order, ...) straight into
 the log and `inspect view`. Keys are `"{dimension}={value}"` (accuracy) and `"{dimension}={value}:n"` (count), plus
-`"{dimension}={value}:stderr"` for a group whose scores are not all 0 or 1 (`group_metrics`). The leaderboard and
+`"{dimension}={value}:stderr"` for a group of scores that are not all 0 or 1 (`group_metrics`). The leaderboard and
 the reports read them back with `parse_breakdown`; this module is the single place that knows the key format.
 
 Why no stderr for a group of 0/1 scores: Inspect's end-of-run summary prints every logged metric on its own line
@@ -52,8 +52,8 @@ def binary_stderr(value: float, n: int) -> float:
 def group_metrics(dimensions: Mapping[str, Mapping[str, Sequence[float]]]) -> dict[str, float]:
     """The logged keys of breakdown groups ({dimension: {group: scores}}, each in the order given): every group's
     mean (`dim=group`) first, then every count (`dim=group:n`), then the standard errors (`dim=group:stderr`) of
-    the groups whose scores are not all 0 or 1 (otherwise it is `binary_stderr` of the two, which
-    `parse_breakdown` recomputes). Inspect's summary lists the keys in this order, so the means read as one block.
+    the groups of two or more scores that are not all 0 or 1 (otherwise it is `binary_stderr` of the two, 0 for
+    one score, which `parse_breakdown` recomputes). Inspect's summary lists the keys in this order, so the means read as one block.
     Every grouped metric of the package logs through here, so the key layout stays one."""
     means: dict[str, float] = {}
     counts: dict[str, float] = {}
@@ -63,7 +63,7 @@ def group_metrics(dimensions: Mapping[str, Mapping[str, Sequence[float]]]) -> di
             key = breakdown_key(dimension, group)
             means[key], se = _group_stats(values)
             counts[f"{key}:n"] = float(len(values))
-            if any(v not in (0.0, 1.0) for v in values):
+            if len(values) > 1 and any(v not in (0.0, 1.0) for v in values):
                 errors[f"{key}:stderr"] = se
     return means | counts | errors
 
@@ -114,8 +114,11 @@ def _split_stat(key: str) -> tuple[str, str]:
 
 
 def _derived_stderr(value: float, n: int | None) -> float | None:
-    """The stderr of a group logged without one: `binary_stderr` when the group can be one of 0/1 scores (its
-    mean times its count is a whole number, as `group_metrics` leaves it out only then); else unknown."""
+    """The stderr of a group logged without one (`group_metrics` leaves it out only for one score or for 0/1
+    scores): 0 for one score; `binary_stderr` when the group can be one of 0/1 scores (its mean times its count
+    is a whole number); else unknown."""
+    if n == 1:
+        return 0.0
     if n is None or n < 1 or abs(value * n - round(value * n)) > 1e-6:
         return None
     return binary_stderr(value, n)
