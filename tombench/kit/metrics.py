@@ -53,8 +53,8 @@ def group_metrics(dimensions: Mapping[str, Mapping[str, Sequence[float]]]) -> di
     """The logged keys of breakdown groups ({dimension: {group: scores}}, each in the order given): every group's
     mean (`dim=group`) first, then every count (`dim=group:n`), then the standard errors (`dim=group:stderr`) of
     the groups of two or more scores that are not all 0 or 1 (otherwise it is `binary_stderr` of the two, 0 for
-    one score, which `parse_breakdown` recomputes). Inspect's summary lists the keys in this order, so the means read as one block.
-    Every grouped metric of the package logs through here, so the key layout stays one."""
+    one score, which `parse_breakdown` recomputes). Inspect's summary lists the keys in this order, so the means
+    read as one block. Every grouped metric of the package logs through here, so the key layout stays one."""
     means: dict[str, float] = {}
     counts: dict[str, float] = {}
     errors: dict[str, float] = {}
@@ -119,7 +119,7 @@ def _derived_stderr(value: float, n: int | None) -> float | None:
     is a whole number); else unknown."""
     if n == 1:
         return 0.0
-    if n is None or n < 1 or abs(value * n - round(value * n)) > 1e-6:
+    if n is None or n < 1 or not math.isfinite(value) or abs(value * n - round(value * n)) > 1e-6:
         return None
     return binary_stderr(value, n)
 
