@@ -1,12 +1,17 @@
 """The Inspect metrics every tombench scorer shares: the breakdown by metadata dimension (and its parser), and the
 Wilson interval of a 0/1 score in the two key layouts the logs carry.
 
-The breakdown: 
+The breakdown:
 Inspect expands a metric that returns a dict into one logged metric per key, so a single `breakdown(...)` metric
 puts the paper's grouped tables (accuracy per action set, interesting vs uninteresting, ToM order, ...) straight into
-the log and `inspect view`. Keys are `"{dimension}={value}"` (accuracy), `"{dimension}={value}:stderr"` and
-`"{dimension}={value}:n"`. The leaderboard reads them back with `parse_breakdown`; this module is the single place
-that knows the key format.
+the log and `inspect view`. Keys are `"{dimension}={value}"` (accuracy) and `"{dimension}={value}:n"` (count), plus
+`"{dimension}={value}:stderr"` for a group of scores that are not all 0 or 1 (`group_metrics`). The leaderboard and
+the reports read them back with `parse_breakdown`; this module is the single place that knows the key format.
+
+Why no stderr for a group of 0/1 scores: Inspect's end-of-run summary prints every logged metric on its own line
+(no way to hide or group them), so each key costs every user a terminal line; that stderr is sqrt(p(1-p)/(n-1)),
+a function of the two keys logged, and `parse_breakdown` recomputes it. The count cannot be dropped too: a log
+written without samples has no other record of it, and the leaderboard's Wilson interval per group needs it.
 """
 
 from __future__ import annotations
@@ -20,7 +25,8 @@ from inspect_ai.scorer import Metric, SampleScore, metric
 from tombench.kit.intervals import wilson_interval
 
 __all__ = [
-    "BreakdownEntry", "accuracy_interval", "breakdown", "breakdown_key", "chance_level", "parse_breakdown", "wilson95",
+    "BreakdownEntry", "accuracy_interval", "binary_stderr", "breakdown", "breakdown_key", "chance_level",
+    "group_metrics", "parse_breakdown", "wilson95",
 ]
 
 
@@ -28,7 +34,7 @@ def breakdown_key(dimension: str, value: object) -> str:
     return f"{dimension}={value}"
 
 
-def _group_stats(values: list[float]) -> tuple[float, float]:
+def _group_stats(values: Sequence[float]) -> tuple[float, float]:
     n = len(values)
     mean = sum(values) / n
     if n < 2:
@@ -37,9 +43,35 @@ def _group_stats(values: list[float]) -> tuple[float, float]:
     return mean, math.sqrt(var / n)
 
 
+def binary_stderr(value: float, n: int) -> float:
+    """The standard error of the mean of `n` scores that are each 0 or 1 with mean `value` (sample variance, as
+    Inspect's `stderr()`): sqrt(p(1-p)/(n-1)); 0 for a single score."""
+    return math.sqrt(max(0.0, value * (1 - value)) / (n - 1)) if n > 1 else 0.0
+
+
+def group_metrics(dimensions: Mapping[str, Mapping[str, Sequence[float]]]) -> dict[str, float]:
+    """The logged keys of breakdown groups ({dimension: {group: scores}}, each in the order given): every group's
+    mean (`dim=group`) first, then every count (`dim=group:n`), then the standard errors (`dim=group:stderr`) of
+    the groups of two or more scores that are not all 0 or 1 (otherwise it is `binary_stderr` of the two, 0 for
+    one score, which `parse_breakdown` recomputes). Inspect's summary lists the keys in this order, so the means
+    read as one block. Every grouped metric of the package logs through here, so the key layout stays one."""
+    means: dict[str, float] = {}
+    counts: dict[str, float] = {}
+    errors: dict[str, float] = {}
+    for dimension, groups in dimensions.items():
+        for group, values in groups.items():
+            key = breakdown_key(dimension, group)
+            means[key], se = _group_stats(values)
+            counts[f"{key}:n"] = float(len(values))
+            if len(values) > 1 and any(v not in (0.0, 1.0) for v in values):
+                errors[f"{key}:stderr"] = se
+    return means | counts | errors
+
+
 @metric
 def breakdown(dimensions: Sequence[str]) -> Metric:
-    """Accuracy, standard error and count for each value of each metadata `dimension`.
+    """Accuracy and count (and the standard error of a score that is not 0/1) for each value of each metadata
+    `dimension` (keys: `group_metrics`).
 
     Samples lacking a dimension in their metadata are left out of that dimension's groups (not an error: e.g.
     memory questions have no `interesting` flag). A list value puts the sample in the group of each listed value
@@ -48,23 +80,17 @@ def breakdown(dimensions: Sequence[str]) -> Metric:
     dims = list(dimensions)
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        out: dict[str, float] = {}
+        by_dimension: dict[str, dict[str, list[float]]] = {}
         for dim in dims:
             groups: dict[str, list[float]] = {}
             for s in scores:
-                md = s.sample_metadata or {}
-                value = md.get(dim)
+                value = (s.sample_metadata or {}).get(dim)
                 if value is None:
                     continue
                 for group in dict.fromkeys(value) if isinstance(value, (list, tuple)) else (value,):
                     groups.setdefault(str(group), []).append(s.score.as_float())
-            for value in sorted(groups):
-                mean, se = _group_stats(groups[value])
-                key = breakdown_key(dim, value)
-                out[key] = mean
-                out[f"{key}:stderr"] = se
-                out[f"{key}:n"] = float(len(groups[value]))
-        return out
+            by_dimension[dim] = {group: groups[group] for group in sorted(groups)}
+        return group_metrics(by_dimension)
 
     return compute
 
@@ -87,10 +113,22 @@ def _split_stat(key: str) -> tuple[str, str]:
     return key, "value"
 
 
+def _derived_stderr(value: float, n: int | None) -> float | None:
+    """The stderr of a group logged without one (`group_metrics` leaves it out only for one score or for 0/1
+    scores): 0 for one score; `binary_stderr` when the group can be one of 0/1 scores (its mean times its count
+    is a whole number); else unknown."""
+    if n == 1:
+        return 0.0
+    if n is None or n < 1 or not math.isfinite(value) or abs(value * n - round(value * n)) > 1e-6:
+        return None
+    return binary_stderr(value, n)
+
+
 def parse_breakdown(metrics: Mapping[str, float]) -> list[BreakdownEntry]:
     """Read back the entries of a `breakdown` metric from a flat {key: value} mapping (metric names as logged).
 
-    Accepts both bare keys (`action_set=tomi`) and Inspect's prefixed names (`breakdown_action_set=tomi`).
+    Accepts both bare keys (`action_set=tomi`) and Inspect's prefixed names (`breakdown_action_set=tomi`). A
+    group's stderr is the logged one (logs before issue #32 point 6 have it for every group), else recomputed.
     """
     acc: dict[tuple[str, str], dict[str, float]] = {}
     for raw, val in metrics.items():
@@ -106,10 +144,9 @@ def parse_breakdown(metrics: Mapping[str, float]) -> list[BreakdownEntry]:
     for (dim, group), stats in acc.items():
         if "value" not in stats:
             continue
-        n = stats.get("n")
-        entries.append(
-            BreakdownEntry(dim, group, stats["value"], stats.get("stderr"), int(n) if n is not None else None)
-        )
+        n = int(stats["n"]) if "n" in stats else None
+        se = stats["stderr"] if "stderr" in stats else _derived_stderr(stats["value"], n)
+        entries.append(BreakdownEntry(dim, group, stats["value"], se, n))
     return sorted(entries, key=lambda e: (e.dimension, e.group))
 
 

@@ -11,7 +11,7 @@ One module for what every suite shares, so a number in `tombench report suites` 
   metadata `letters`, `options`). Value C/I; the score's metadata records what was read.
 * `suite_metrics(dimensions)`: `accuracy`, `stderr`, the Wilson 95% interval of the accuracy (`accuracy_ci_low`,
   `accuracy_ci_high`), the chance level of the samples scored (`chance`, mean 1/k) and the shared `breakdown` by
-  each metadata dimension (`dim=value`, `:stderr`, `:n`).
+  each metadata dimension (`dim=value`, `:n`; `kit.metrics.group_metrics`).
 
 A suite whose headline is not a plain accuracy has its own module beside this one (`opentom`: macro-F1; `fantom`:
 All*; `tom_bench`: its per-language average); intervals come from `tombench.kit.intervals`.

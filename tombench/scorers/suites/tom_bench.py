@@ -30,7 +30,7 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
-from tombench.kit.metrics import breakdown_key
+from tombench.kit.metrics import group_metrics
 from tombench.kit.replies import read_option
 
 _to_float = value_to_float()
@@ -128,24 +128,21 @@ def list_breakdown(dimensions: Mapping[str, str]) -> Metric:
     """`breakdown` for list-valued metadata: an item counts in the group of every value it lists.
 
     `dimensions` maps a metadata key to the dimension name in the keys: {"abilities": "ability"} gives
-    `ability=Belief: Second-order beliefs` (accuracy), `:stderr` and `:n`.
+    `ability=Belief: Second-order beliefs` (accuracy) and `:n` (`group_metrics`). Pooled over the languages, so
+    the task no longer logs it (its `tombench_cells` per language hold the same items, and a pooled group is the
+    count-weighted mean of its cells: issue #32 point 6); registered still so that the logs that list it among
+    their metrics recompute by name (`tombench.kit.logs.combine_shards`).
     """
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
-        out: dict[str, float] = {}
+        by_dimension: dict[str, dict[str, list[float]]] = {}
         for key, dim in dimensions.items():
             groups: dict[str, list[float]] = {}
             for s in scores:
                 for value in (s.sample_metadata or {}).get(key) or []:
                     groups.setdefault(str(value), []).append(_to_float(s.score.value))
-            for value in sorted(groups):
-                vals = groups[value]
-                mean = sum(vals) / len(vals)
-                se = math.sqrt(sum((v - mean) ** 2 for v in vals) / (len(vals) - 1) / len(vals)) if len(vals) > 1 else 0
-                out[breakdown_key(dim, value)] = mean
-                out[f"{breakdown_key(dim, value)}:stderr"] = se
-                out[f"{breakdown_key(dim, value)}:n"] = float(len(vals))
-        return out
+            by_dimension[dim] = {value: groups[value] for value in sorted(groups)}
+        return group_metrics(by_dimension)
 
     return compute
 
@@ -191,14 +188,9 @@ def paper_average(cells: Mapping[str, Sequence[float]], wanted: Sequence[str]) -
     return sum(means) / len(means), math.sqrt(var)
 
 
-def _group_entries(dim: str, cells: Mapping[tuple[str, str], list[float]]) -> dict[str, float]:
-    out: dict[str, float] = {}
-    for (lang, value), vals in sorted(cells.items()):
-        mean = sum(vals) / len(vals)
-        se = math.sqrt(sum((v - mean) ** 2 for v in vals) / (len(vals) - 1) / len(vals)) if len(vals) > 1 else 0.0
-        key = breakdown_key(dim, f"{lang}/{value}")
-        out.update({key: mean, f"{key}:stderr": se, f"{key}:n": float(len(vals))})
-    return out
+def _by_language(cells: Mapping[tuple[str, str], list[float]]) -> dict[str, list[float]]:
+    """The cells as breakdown groups `{language}/{value}`, in (language, value) order."""
+    return {f"{lang}/{value}": vals for (lang, value), vals in sorted(cells.items())}
 
 
 def _chance(scores: Sequence[SampleScore], lang: str, tasks: Sequence[str]) -> float:
@@ -221,31 +213,32 @@ def tombench_cells() -> Metric:
     * `avg` (the headline): the mean of the languages' `avg_*`, with `avg_ci_low`/`avg_ci_high` (normal 95%
       interval of a mean of independent cell accuracies) and `avg_chance` (the AVG of a uniform guess);
     * the cells themselves as breakdown keys: `task_language=zh/False Belief Task`, `category_language=en/Belief`,
-      `ability_language=zh/Belief: Second-order beliefs` (accuracy, `:stderr`, `:n`).
+      `ability_language=zh/Belief: Second-order beliefs` (accuracy and `:n`, `group_metrics`).
     """
 
     def compute(scores: list[SampleScore]) -> dict[str, float]:
         tasks, categories = _cells(scores, "task"), _cells(scores, "categories")
-        out: dict[str, float] = {}
+        per_language: dict[str, float] = {}
         heads: list[tuple[float, float, float]] = []
         for lang in sorted({lang for lang, _ in tasks}, key=lambda x: (x != "zh", x)):
             mine = {t: v for (la, t), v in tasks.items() if la == lang}
             wanted = PAPER_TASKS if any(t in mine for t in PAPER_TASKS) else sorted(mine)
             avg = paper_average(mine, wanted)
             if avg is not None:
-                out[f"avg_{lang}"] = avg[0]
+                per_language[f"avg_{lang}"] = avg[0]
                 heads.append((avg[0], avg[1], _chance(scores, lang, wanted)))
             by_cat = paper_average({c: v for (la, c), v in categories.items() if la == lang}, CATEGORIES)
             if by_cat is not None:
-                out[f"ability_avg_{lang}"] = by_cat[0]
+                per_language[f"ability_avg_{lang}"] = by_cat[0]
+        out: dict[str, float] = {}  # the headline first: Inspect's summary lists the keys in this order
         if heads:
             value = sum(h[0] for h in heads) / len(heads)
             se = math.sqrt(sum(h[1] ** 2 for h in heads)) / len(heads)
             out.update({"avg": value, "avg_ci_low": max(0.0, value - 1.96 * se),
                         "avg_ci_high": min(1.0, value + 1.96 * se), "avg_chance": sum(h[2] for h in heads) / len(heads)})
-        out.update(_group_entries("task_language", tasks))
-        out.update(_group_entries("category_language", categories))
-        out.update(_group_entries("ability_language", _cells(scores, "abilities")))
-        return out
+        out.update(per_language)
+        return out | group_metrics({"task_language": _by_language(tasks),
+                                    "category_language": _by_language(categories),
+                                    "ability_language": _by_language(_cells(scores, "abilities"))})
 
     return compute

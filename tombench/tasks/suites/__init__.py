@@ -26,7 +26,7 @@ Conventions (one module per suite, `tombench/tasks/suites/<suite>.py`):
    `tombench.scorers.suites.choice.choice_answer(protocol)` or the suite's own scorer.
 5. **Metrics.** `Task(metrics=suite_metrics(DIMENSIONS))` logs `accuracy`, `stderr`, `accuracy_ci_low/high`
    (Wilson 95%), `chance` (mean 1/k over the samples scored, from each sample's `chance` or `k`; not logged when
-   a scored item is free-form) and `breakdown` keys `dim=value` (+`:stderr`, `:n`) for every dimension in the
+   a scored item is free-form) and `breakdown` keys `dim=value` (+`:n`; `kit.metrics`) for every dimension in the
    suite's table.
    A headline that is not a plain accuracy (OpenToM macro-F1, FANToM All*) is a metric of its own named in the
    task metadata, logged with `{headline}_ci_low` / `{headline}_ci_high` (bootstrap or Wilson over the counted
