@@ -12,6 +12,7 @@ new tombench tasks need no list here. Tasks may record what the log format has n
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -253,8 +254,16 @@ def _suite_headline(meta: dict[str, Any], all_metrics: dict[str, float], complet
 def _other_metrics(results: Any, primary: Any, metric_name: str) -> list[MetricValue]:
     """Every other scalar metric, so tasks with other headline metrics lose nothing (grouped `dimension=group`
     entries are the breakdowns' business)."""
-    return [MetricValue(s.name, n, float(m.value)) for s in results.scores for n, m in s.metrics.items()
+    return [MetricValue(s.name, n, _finite(m.value)) for s in results.scores for n, m in s.metrics.items()
             if "=" not in n and not (s is primary and n in (metric_name, "stderr"))]
+
+
+def _finite(value: Any) -> float | None:
+    """A metric's value for the row; None where the log holds NaN or an infinity: a mean over no readable scores
+    (e.g. a persuasion grader whose every verdict was unreadable), which JSON cannot carry and no reader may take
+    for a number."""
+    x = float(value)
+    return x if math.isfinite(x) else None
 
 
 def _search_fields(all_metrics: dict[str, float], results: Any, meta: dict[str, Any]) -> dict[str, Any]:
@@ -358,8 +367,13 @@ def _row_and_items(log: Any, overrides: RowOverrides) -> tuple[ResultRow, list[I
 
     completed = results.completed_samples
     value = metrics[metric_name]
+    if not math.isfinite(value):
+        raise LogError(f"its headline {primary.name}/{metric_name} is not a number ({value}): no sample has a "
+                       "readable score")
     items = read_items(log, primary.name, primary.reducer)
-    logged = [Breakdown(e.dimension, e.group, e.value, e.stderr, e.n) for e in parse_breakdown(metrics)]
+    # a group whose every score is unreadable (NaN) has no value to show
+    logged = [Breakdown(e.dimension, e.group, e.value, _finite(e.stderr) if e.stderr is not None else None, e.n)
+              for e in parse_breakdown(metrics) if math.isfinite(e.value)]
     ci, breakdowns = _intervals(items, value, logged, completed)
     if (suite_headline := _suite_headline(meta, all_metrics, completed)) is not None:
         breakdowns.append(suite_headline)
@@ -393,7 +407,7 @@ def _row_and_items(log: Any, overrides: RowOverrides) -> tuple[ResultRow, list[I
         samples_errored=_errored_samples(log),
         metric=f"{primary.name}/{metric_name}",
         accuracy=value,
-        stderr=metrics.get("stderr"),
+        stderr=_finite(metrics["stderr"]) if metrics.get("stderr") is not None else None,
         breakdowns=breakdowns,
         **_token_fields(log),
         **_search_fields(all_metrics, results, meta),

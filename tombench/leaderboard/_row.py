@@ -64,7 +64,7 @@ class MetricValue:
 
     scorer: str
     name: str
-    value: float
+    value: float | None  # None: not a finite number in the log (NaN: a mean over no readable scores)
 
 
 @dataclass(frozen=True)
