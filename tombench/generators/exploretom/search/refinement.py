@@ -40,12 +40,13 @@ REFINE_PARENTS = 3
 #: samples (docs/search.md, "Improved mode")
 REFINE_FRESH = 0.5
 
-#: refinement: draws per child asked. Drawing a story costs no model call, so each round draws this many times the
-#: children it asks and asks the most promising: the likeliest to beat the kept story they would replace, judged by
-#: how often this target got each kind of question right so far (`_p_harder`). Against 8 (with the likeness
-#: discount): kept stories at 0.191 against 0.201 on 7 settings against recency (4 run seeds), 0.126 against 0.134
-#: on the random target's 4 open settings (12); 32 was better still (0.185, 0.112) but takes the CPU of a round
-#: past a slow model's latency (docs/search.md)
+#: refinement: screened draws per child asked that a round chooses from. Drawing a story costs no model call, so
+#: each round asks the most promising of its pool (up to this many per child asked): the likeliest to beat the
+#: kept story they would replace, judged by how often this target got each kind of question right so far
+#: (`_p_harder`). Measured when every round drew all of them anew, against 8 (with the likeness discount): kept
+#: stories at 0.191 against 0.201 on 7 settings against recency (4 run seeds), 0.126 against 0.134 on the random
+#: target's 4 open settings (12); 32 was better still (0.185, 0.112) but takes the CPU of a round past a slow
+#: model's latency (docs/search.md). Rounds now draw REFINE_TOPUP per child asked and carry the rest over
 REFINE_SCREEN = 16
 
 #: refinement: new screened draws per child asked that each round adds to the pool (at most `screen`). The pool
@@ -197,8 +198,11 @@ async def refine(roots: Sequence[Story], cond: Conditions, ev: Evaluator, config
     rest (`_drop_one`); a random rollout completes it to a desired story. A share REFINE_FRESH of the children are
     fresh random stories instead (edits alone get stuck around the first goals), drawn in turn from the contexts
     (`roots`) whose slot can still improve; with no goal yet every child is one: the phase *is* over-generation
-    then. Rounds of `4 * width` children are drawn before any is asked (deterministic for a seed whatever the order
-    of responses) and asked together; with `prune` (calls budget), a child's questions stop once it cannot beat the
+    then. Each round adds REFINE_TOPUP draws per child it asks to a pool of screened draws not asked yet (drawn
+    before any is asked: deterministic for a seed whatever the order of responses), ranks the whole pool against
+    the kept set and rates of the round, and asks its `4 * width` most promising together; the rest wait, up to
+    REFINE_POOL_AGE rounds and `screen` per child asked (drawing is most of the CPU: the pool spends a quarter of the
+    draws that drawing `screen` anew every round did; docs/scale.md). With `prune` (calls budget), a child's questions stop once it cannot beat the
     kept story it would replace (`_Kept.threshold`), or once going on is worth less per call than the best draw
     left unasked (`REFINE_GIVE_UP`). Once every kept story is at accuracy 0 it draws fresh stories only and looks
     for other stories at 0 less alike the kept ones (`_Kept.threshold`), until the budget or its patience ends.
