@@ -464,3 +464,46 @@ def test_refinement_lets_other_searches_run_between_its_draws(monkeypatch: pytes
     k = search.DRAWS_PER_YIELD
     assert 1 <= k <= 16 and len(seen) > 4 * k
     assert all(b > a for a, b in zip(seen, seen[k:], strict=False))
+
+
+@pytest.mark.parametrize("order_seed", [1, 2])
+def test_improved_search_is_the_same_whatever_order_the_answers_arrive_in(order_seed: int) -> None:
+    """Refinement carries unasked draws from round to round (its pool): what a round asks must still depend only on
+    the draws and the trace before it, never on which of its children's answers came back first."""
+    setting = Setting.make("tomi", 3, 2)
+    cfg = {"mode": "improved", "budget": 150, "budget_unit": "calls", "keep": 3, "expand_width": 2}
+    target = Target("recency")
+    delays = random.Random(order_seed)
+
+    async def shuffled(prompts: list[Prompt]) -> list[str]:
+        await asyncio.sleep(delays.random() / 500)  # concurrent children's answers come back in another order
+        return await target(prompts)
+
+    a = run(setting, Target("recency"), seed=4, **cfg)
+    b = run(setting, shuffled, seed=4, **cfg)  # type: ignore[arg-type]
+    assert a.goals and a.model_calls == b.model_calls == 150
+    assert a.to_dict() == b.to_dict()
+
+
+def test_refinement_asks_draws_carried_over_from_earlier_rounds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each round tops its pool up with REFINE_TOPUP draws per asked child (not `screen`): the draws it does not
+    ask wait for later rounds, up to REFINE_POOL_AGE rounds and `screen` per asked child."""
+    import tombench.generators.exploretom.search.refinement as refinement
+
+    ages: list[int] = []
+    sizes: list[int] = []
+    real_pick = refinement._Refinement._pick
+
+    def spy(self, ranked):  # type: ignore[no-untyped-def]
+        batch, limits, give_up = real_pick(self, ranked)
+        ages.extend(self.rounds - d.entry.born for d in ranked[: len(batch)])
+        sizes.append(len(ranked))
+        assert len(ranked) <= self.config.screen * self.want
+        return batch, limits, give_up
+
+    monkeypatch.setattr(refinement._Refinement, "_pick", spy)
+    r = run(Setting.make("tomi", 3, 2), Target("recency"), seed=4, mode="improved", budget=150, budget_unit="calls",
+            keep=3, expand_width=2)
+    assert r.goals
+    assert max(ages) > 0 and all(0 <= a < refinement.REFINE_POOL_AGE for a in ages)  # carried draws are asked
+    assert max(sizes) > refinement.REFINE_TOPUP * 8  # the pool holds more than one round's draws

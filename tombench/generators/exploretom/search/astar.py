@@ -123,8 +123,9 @@ class SearchConfig:
     #: improved mode only: the cap on shape similarity between two kept stories (`diversity.select_distinct`);
     #: refinement aims at the set the runner will keep, so it ranks goals under the same cap. 1.0 disables it
     max_similarity: float = DEFAULT_MAX_SIMILARITY
-    #: improved mode only: refinement draws this many children per child it asks and asks the likeliest to beat
-    #: the kept stories (`_p_harder`); 1 asks every draw (no screening)
+    #: improved mode only: refinement chooses the children it asks among up to this many screened draws per child
+    #: asked (its pool; each round adds min(screen, REFINE_TOPUP) new ones per child asked) and asks the likeliest
+    #: to beat the kept stories (`_p_harder`); 1 asks every draw (no screening)
     screen: int = REFINE_SCREEN
 
     def __post_init__(self) -> None:

@@ -21,15 +21,15 @@ from tombench.generators.exploretom.search.evaluator import (
     Rates,
     _expected_calls_of,
     _p_harder,
+    _qkey,
     _ranked_goals,
-    _rates_of,
 )
 
 if TYPE_CHECKING:
     from tombench.generators.exploretom.search.astar import SearchConfig
 
 __all__ = ["refine", "REFINE_PARENTS", "REFINE_FRESH", "REFINE_SCREEN", "DRAWS_PER_YIELD", "REFINE_PATIENCE",
-           "REFINE_GIVE_UP", "REFINE_DIVERSITY"]
+           "REFINE_GIVE_UP", "REFINE_DIVERSITY", "REFINE_TOPUP", "REFINE_POOL_AGE"]
 
 #: refinement: parents are drawn uniformly from this many hardest goals (few: the budget goes where it pays most)
 REFINE_PARENTS = 3
@@ -40,13 +40,25 @@ REFINE_PARENTS = 3
 #: samples (docs/search.md, "Improved mode")
 REFINE_FRESH = 0.5
 
-#: refinement: draws per child asked. Drawing a story costs no model call, so each round draws this many times the
-#: children it asks and asks the most promising: the likeliest to beat the kept story they would replace, judged by
-#: how often this target got each kind of question right so far (`_p_harder`). Against 8 (with the likeness
-#: discount): kept stories at 0.191 against 0.201 on 7 settings against recency (4 run seeds), 0.126 against 0.134
-#: on the random target's 4 open settings (12); 32 was better still (0.185, 0.112) but takes the CPU of a round
-#: past a slow model's latency (docs/search.md)
+#: refinement: screened draws per child asked that a round chooses from. Drawing a story costs no model call, so
+#: each round asks the most promising of its pool (up to this many per child asked): the likeliest to beat the
+#: kept story they would replace, judged by how often this target got each kind of question right so far
+#: (`_p_harder`). Measured when every round drew all of them anew, against 8 (with the likeness discount): kept
+#: stories at 0.191 against 0.201 on 7 settings against recency (4 run seeds), 0.126 against 0.134 on the random
+#: target's 4 open settings (12); 32 was better still (0.185, 0.112) but takes the CPU of a round past a slow
+#: model's latency (docs/search.md). Rounds now draw REFINE_TOPUP per child asked and carry the rest over
 REFINE_SCREEN = 16
+
+#: refinement: new screened draws per child asked that each round adds to the pool (at most `screen`). The pool
+#: keeps the unasked draws of earlier rounds (up to `screen` per child asked, REFINE_POOL_AGE rounds at most),
+#: re-ranked every round against the kept set and rates of that round, so a round draws this many per child asked
+#: instead of `screen`: the CPU of the draws (rollouts are most of improved mode's CPU) falls with it
+#: (docs/search.md, "Improved mode"; docs/scale.md)
+REFINE_TOPUP = 4
+
+#: refinement: rounds a draw stays in the pool unasked before it is dropped (the kept set and the rates it was
+#: ranked by have moved on; an edit's parent may no longer be kept)
+REFINE_POOL_AGE = 8
 
 #: refinement: draws between two hand-backs of the event loop (other settings' searches read their answers and send
 #: their next questions meanwhile). 8 draws hold the loop for about a millisecond. The finer the searches
@@ -126,6 +138,8 @@ class _Kept:
         # contexts whose slot can still get harder: no kept story yet, or one the target did not get all wrong
         self.open = [c for c in contexts if not self.distinct or c not in self.by_ctx or self.by_ctx[c].g > 0]
         self._shapes = [(self.ctx_of[x.index], shape_of(x)) for x in self.goals]
+        #: what a draw's closeness depends on: equal keys, equal closeness (the pool re-ranks carried draws by it)
+        self.key = (self.distinct, tuple(x.index for x in self.goals))
         # how alike each kept story is to the others: a tie that is less alike may replace it
         self._close = [self._closeness(c, sh, skip=i) for i, (c, sh) in enumerate(self._shapes)]
 
@@ -133,10 +147,11 @@ class _Kept:
         return max((shape_similarity(sh, k) for i, (other, k) in enumerate(self._shapes)
                     if i != skip and (other != ctx or not self.distinct)), default=0.0)
 
-    def closeness(self, story: Story) -> float:
-        """The largest shape similarity of `story` to a kept story it would not replace (another context's, or any
-        when contexts repeat). Above the cap, it could only be kept by pushing that one out."""
-        return self._closeness(story.context.id, story_shape(story))
+    def closeness(self, ctx: str, shape: frozenset[str]) -> float:
+        """The largest shape similarity of a story of context `ctx` and shape `shape` to a kept story it would not
+        replace (another context's, or any when contexts repeat). Above the cap, it could only be kept by pushing
+        that one out."""
+        return self._closeness(ctx, shape)
 
     def done(self) -> bool:
         """Every kept story is at accuracy 0: no child can make the kept set harder."""
@@ -183,8 +198,11 @@ async def refine(roots: Sequence[Story], cond: Conditions, ev: Evaluator, config
     rest (`_drop_one`); a random rollout completes it to a desired story. A share REFINE_FRESH of the children are
     fresh random stories instead (edits alone get stuck around the first goals), drawn in turn from the contexts
     (`roots`) whose slot can still improve; with no goal yet every child is one: the phase *is* over-generation
-    then. Rounds of `4 * width` children are drawn before any is asked (deterministic for a seed whatever the order
-    of responses) and asked together; with `prune` (calls budget), a child's questions stop once it cannot beat the
+    then. Each round adds REFINE_TOPUP draws per child it asks to a pool of screened draws not asked yet (drawn
+    before any is asked: deterministic for a seed whatever the order of responses), ranks the whole pool against
+    the kept set and rates of the round, and asks its `4 * width` most promising together; the rest wait, up to
+    REFINE_POOL_AGE rounds and `screen` per child asked (drawing is most of the CPU: the pool spends a quarter of the
+    draws that drawing `screen` anew every round did; docs/scale.md). With `prune` (calls budget), a child's questions stop once it cannot beat the
     kept story it would replace (`_Kept.threshold`), or once going on is worth less per call than the best draw
     left unasked (`REFINE_GIVE_UP`). Once every kept story is at accuracy 0 it draws fresh stories only and looks
     for other stories at 0 less alike the kept ones (`_Kept.threshold`), until the budget or its patience ends.
@@ -193,11 +211,9 @@ async def refine(roots: Sequence[Story], cond: Conditions, ev: Evaluator, config
 
 
 class _Draw(NamedTuple):
-    """A child drawn and screened for a round, not asked yet."""
+    """A pooled draw screened for this round (`_Refinement._rank`)."""
 
-    child: Story
-    #: what asking it would use of the budget
-    cost: int
+    entry: _Entry
     #: its rank key, lower asked first (`_promise`)
     promise: float
     #: the g it must stay below to be kept (`_Kept.threshold`; None: any goal is kept)
@@ -206,12 +222,31 @@ class _Draw(NamedTuple):
     per_call: float
 
 
+class _Entry:
+    """A desired child drawn and not asked yet, with what screening it needs and what does not change while it
+    waits in the pool: its text, cost, shape and question keys, and its closeness to the kept set it was last
+    ranked against (recomputed only when the kept set changes)."""
+
+    __slots__ = ("child", "ctx", "text", "cost", "shape", "keys", "seq", "born", "close_key", "close")
+
+    def __init__(self, child: Story, ev: Evaluator, seq: int, born: int) -> None:
+        self.child, self.ctx, self.text = child, child.context.id, child.text
+        self.cost = ev.cost(child)
+        self.shape = story_shape(child)
+        self.keys = [_qkey(q, child) for q in ev.plan(child)[0]]
+        #: draw order (ties in the ranking go to the earlier draw) and the round it was drawn in
+        self.seq, self.born = seq, born
+        self.close_key: object = None
+        self.close = 0.0
+
+
 class _Refinement:
     """One search's refinement (`refine`): what carries over from round to round.
 
-    The fruitless draws in a row (`REFINE_PATIENCE` ends it), the fresh stories drawn (they take the open contexts
-    in turn), the draws since the start (the event loop is handed back every DRAWS_PER_YIELD), and the goals' shapes
-    (computed once)."""
+    The pool of screened draws not asked yet (each round tops it up with REFINE_TOPUP per child asked and asks the
+    most promising of all of it), the fruitless draws in a row (`REFINE_PATIENCE` ends it), the fresh stories drawn
+    (they take the open contexts in turn), the draws since the start (the event loop is handed back every
+    DRAWS_PER_YIELD), and the goals' shapes (computed once)."""
 
     def __init__(self, roots: Sequence[Story], cond: Conditions, ev: Evaluator, config: SearchConfig,
                  rng: random.Random, width: int) -> None:
@@ -223,14 +258,21 @@ class _Refinement:
         self.misses = 0
         self.fresh_drawn = 0
         self.attempts = 0
+        self.rounds = 0
+        self.drawn = 0
+        self.pool: list[_Entry] = []
+        self.texts: set[str] = set()
         self.shapes: dict[int, frozenset[str]] = {}
 
     async def run(self) -> None:
         while self.ev.used < self.config.budget and self.misses < REFINE_PATIENCE:
             kept = _Kept(self.ev, self.config, list(self.root_of), self.shapes)
             rates = Rates(self.ev.trace)
-            pool = await self._draw_round(kept, rates)
-            batch, limits, give_up = self._pick(pool)
+            self._expire()
+            await self._top_up(kept)
+            ranked = self._rank(kept, rates)
+            batch, limits, give_up = self._pick(ranked)
+            self.rounds += 1
             if not batch:
                 break
             before = self.ev.used
@@ -238,16 +280,20 @@ class _Refinement:
             if self.ev.used == before:
                 self.misses += len(batch)  # every child pruned before its first question: count them as fruitless draws
 
-    async def _draw_round(self, kept: _Kept, rates: Rates) -> list[_Draw]:
-        """`screen` times the round's children, drawn before any is asked (deterministic for a seed whatever the
-        order of responses), each screened (`_screen`)."""
+    def _expire(self) -> None:
+        """Drop the pooled draws older than REFINE_POOL_AGE rounds (before the top-up: a new draw may repeat one)."""
+        self.pool = [e for e in self.pool if self.rounds - e.born < REFINE_POOL_AGE]
+        self.texts = {e.text for e in self.pool}
+
+    async def _top_up(self, kept: _Kept) -> None:
+        """Add REFINE_TOPUP (at most `screen`) new desired draws per child asked to the pool, drawn before any is
+        asked (deterministic for a seed whatever the order of responses)."""
         # once the kept stories are all at accuracy 0 no child makes them harder; the rest of the budget looks for
         # other stories at 0 that are less alike (the selection takes the most different of equally hard ones)
         done = kept.done()
         open_roots = [self.root_of[c] for c in kept.open] or self.roots
-        pool: list[_Draw] = []
-        texts: set[str] = set()
-        while len(pool) < self.config.screen * self.want and self.misses < REFINE_PATIENCE:
+        new = 0
+        while new < min(self.config.screen, REFINE_TOPUP) * self.want and self.misses < REFINE_PATIENCE:
             # a round's draws take a while: let the event loop hand other searches' answers back and send their
             # next questions every few draws (nothing of this search changes meanwhile: its questions are in)
             self.attempts += 1
@@ -255,18 +301,19 @@ class _Refinement:
                 await asyncio.sleep(0)
             child = self._draw(kept, done, open_roots)
             # most draws are not desired: test that before joining the story's text
-            if not self.cond.is_desired(child) or (text := child.text) in self.ev.cache or text in texts:
+            if not self.cond.is_desired(child) or (text := child.text) in self.ev.cache or text in self.texts:
                 self.misses += 1
                 continue
-            draw = self._screen(child, kept, rates)
-            if draw is None:
+            entry = _Entry(child, self.ev, self.drawn, self.rounds)
+            self.drawn += 1
+            if self._screen(entry, kept, None) is None:
                 self.misses += 1  # it would replace a story at accuracy 0 without being more different: useless
                 continue
             # free stories (no questions, shortcut) cannot end the phase
-            self.misses = self.misses + 1 if draw.cost == 0 else 0
-            pool.append(draw)
-            texts.add(text)
-        return pool
+            self.misses = self.misses + 1 if entry.cost == 0 else 0
+            self.pool.append(entry)
+            self.texts.add(text)
+            new += 1
 
     def _draw(self, kept: _Kept, done: bool, open_roots: Sequence[Story]) -> Story:
         """One child, completed by a random rollout (only desired children are kept): a fresh story of the next open
@@ -283,31 +330,54 @@ class _Refinement:
             child = Story(parent.context, parent.actions[: self.rng.randrange(len(parent.steps))])
         return rollout(child, self.cond, self.rng, copy=False, skip_doomed=True)
 
-    def _screen(self, child: Story, kept: _Kept, rates: Rates) -> _Draw | None:
-        """A fresh desired child's bar and promise, predicted from this target's answers so far; None when it could
-        only replace a kept story at accuracy 0 without being more different."""
-        close = kept.closeness(child)
-        qs, bar = self.ev.plan(child)[0], kept.threshold(child.context.id, close)
+    def _rank(self, kept: _Kept, rates: Rates) -> list[_Draw]:
+        """Every pooled draw screened against this round's kept set and rates (`_screen`), most promising first
+        (draw order on ties); the useless and those past `screen` per child asked leave the pool."""
+        ranked: list[_Draw] = []
+        for e in self.pool:
+            draw = self._screen(e, kept, rates)
+            if draw is not None:
+                ranked.append(draw)
+        ranked.sort(key=lambda d: (d.promise, d.entry.seq))
+        del ranked[self.config.screen * self.want:]
+        self.pool = [d.entry for d in ranked]
+        self.texts = {e.text for e in self.pool}
+        return ranked
+
+    def _screen(self, e: _Entry, kept: _Kept, rates: Rates | None) -> _Draw | None:
+        """A pooled child's bar and promise, predicted from this target's answers so far (`rates`; None: only test
+        that it is of use); None when it could only replace a kept story at accuracy 0 without being more
+        different."""
+        if e.close_key != kept.key:
+            e.close, e.close_key = kept.closeness(e.ctx, e.shape), kept.key
+        bar = kept.threshold(e.ctx, e.close)
         if bar is not None and bar <= 0.0:
             return None
-        ps = _rates_of(child, qs, rates)  # each question's rate, once for both estimates
+        if rates is None:
+            return _Draw(e, 0.0, bar, 0.0)
+        ps = [rates.get(k) for k in e.keys]  # each question's rate, once for both estimates
         per_call = _p_harder(ps, bar) / max(_expected_calls_of(ps, bar), 1.0)
-        return _Draw(child, self.ev.cost(child), _promise(per_call, close, self.config.max_similarity), bar, per_call)
+        return _Draw(e, _promise(per_call, e.close, self.config.max_similarity), bar, per_call)
 
-    def _pick(self, pool: list[_Draw]) -> tuple[list[Story], list[float | None], float]:
-        """The round's children to ask, most promising first (draw order on ties) within the budget, their pruning
-        bars, and what the best draw left unasked would give per call (`REFINE_GIVE_UP`)."""
+    def _pick(self, ranked: list[_Draw]) -> tuple[list[Story], list[float | None], float]:
+        """The round's children to ask, most promising first within the budget (`ranked` is in that order), their
+        pruning bars, and what the best draw left unasked would give per call (`REFINE_GIVE_UP`); the asked leave
+        the pool."""
         batch: list[Story] = []
         limits: list[float | None] = []
         planned = self.ev.used
-        order = sorted(range(len(pool)), key=lambda i: (pool[i].promise, i))
-        for i in order:
+        asked = 0
+        for d in ranked:
             if len(batch) >= self.want or planned >= self.config.budget:
                 break
-            batch.append(pool[i].child)
-            limits.append(pool[i].bar if self.prune else None)
-            planned += pool[i].cost
+            batch.append(d.entry.child)
+            limits.append(d.bar if self.prune else None)
+            planned += d.entry.cost
+            asked += 1
         # a child's questions stop early when going on pays less per call than the next child in line would
         # (the best one drawn and not asked): the budget goes where a kept story is likeliest to get harder
-        give_up = REFINE_GIVE_UP * pool[order[len(batch)]].per_call if len(order) > len(batch) else 0.0
+        give_up = REFINE_GIVE_UP * ranked[asked].per_call if len(ranked) > asked else 0.0
+        for d in ranked[:asked]:
+            self.texts.discard(d.entry.text)
+        del self.pool[:asked]
         return batch, limits, give_up
