@@ -13,6 +13,11 @@ Two targets answer the same way (the `recency` baseline), so a method makes the 
 * `vllm`: a real server the user started (`vllm serve <model>` on a GPU machine), `--base-url` and `--served-model`;
   its answers are the model's own, so its calls and kept stories differ from the baseline's.
 
+Two more targets split the instant row's CPU (`--targets instant,direct,replay`; issue #28 point 2): `direct`, the
+same baseline called as a plain function, no Inspect (instant - direct = Inspect's generate path and our adapter);
+`replay`, the answers `direct` gave replayed from a table, no model at all (direct - replay = the baseline model's
+answering, which a served model does not spend in this process; replay = the search and the harness alone).
+
 Each (method, target) runs in a fresh child process. CPU is that process's user + system time from the start of the
 search to its end (its start-up, imports included, left out), its worker processes' included (`--workers`, default
 1); calls are the prompts the search put to the model.
@@ -145,7 +150,7 @@ def _one(method: str, model: str, args: argparse.Namespace) -> dict:
     make = adapter.inspect_answerer
 
     def counting(*a, **k):
-        inner = make(*a, **k)
+        inner = make(*a, **k) if args.answers is None else _plain(args.answers, model)
 
         async def answer(prompts):
             calls[0] += len(prompts)
@@ -170,9 +175,38 @@ def _one(method: str, model: str, args: argparse.Namespace) -> dict:
     import hashlib
 
     # the kept stories without the model's name: the same answers must keep the same stories against both targets
-    stories = json.dumps([(r["id"], r["text"], r["g"]) for r in kept]).encode()
+    # sorted: settings finish in any order (worker processes, a model's latency), their lines interleave with them
+    stories = json.dumps(sorted((r["id"], r["text"], r["g"]) for r in kept)).encode()
     return {"method": method, "model": model, "calls": calls[0], "cpu": cpu, "wall": wall, "startup": t0 - start,
             "stories_sha256": hashlib.sha256(stories).hexdigest()[:16]}
+
+
+def _plain(table: Path, model: str):
+    """An answerer without Inspect: `direct` (no table yet: the recency baseline as a plain function; it writes the
+    table of its answers at exit) or `replay` (answers read back from that table)."""
+    import atexit
+    import pickle
+
+    if table.exists():
+        known = pickle.loads(table.read_bytes())
+
+        async def replay(prompts):
+            return [known[p.user] for p in prompts]
+
+        replay.model_name = model  # type: ignore[attr-defined]
+        return replay
+    from tombench.models._baselines import answer as baseline
+
+    seen: dict[str, str] = {}
+    atexit.register(lambda: table.write_bytes(pickle.dumps(seen)))
+
+    async def direct(prompts):
+        out = [baseline("recency", p.user) for p in prompts]
+        seen.update(zip((p.user for p in prompts), out, strict=True))
+        return out
+
+    direct.model_name = model  # type: ignore[attr-defined]
+    return direct
 
 
 def _child(method: str, target: str, args: argparse.Namespace, url: str | None) -> dict:
@@ -190,6 +224,8 @@ def _child(method: str, target: str, args: argparse.Namespace, url: str | None) 
            str(args.budget), "--seed", str(args.seed), "--workers", str(args.workers)]
     if target in ("server", "vllm") or args.max_connections:
         cmd += ["--max-connections", str(args.max_connections or 64)]
+    if target in ("direct", "replay"):
+        cmd += ["--answers", str(args.tables / f"{method}.pkl")]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     line = next((x for x in out.stdout.splitlines() if x.startswith("RESULT ")), None)
     if line is None:
@@ -214,11 +250,23 @@ def _table(rows: list[dict], latency: float, connections: int) -> None:
     Console(width=170).print(t)
 
 
+def _check_targets(ap: argparse.ArgumentParser, args: argparse.Namespace, targets: list[str]) -> None:
+    """Known targets only; vllm needs its server; replay needs the table direct writes, so direct must come first."""
+    known = {"instant", "server", "vllm", "direct", "replay"}
+    if set(targets) - known:
+        ap.error(f"unknown targets {sorted(set(targets) - known)}")
+    if "vllm" in targets and not (args.base_url and args.served_model):
+        ap.error("the vllm target needs --base-url and --served-model")
+    if "replay" in targets and ("direct" not in targets or targets.index("replay") < targets.index("direct")):
+        ap.error("--targets: replay replays what direct answered: name direct before it")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--methods", default="improved,paper,over-generate")
     ap.add_argument("--targets", default="instant,server",
-                    help="comma-separated: instant, server, vllm (a running server: --base-url, --served-model)")
+                    help="comma-separated: instant, server, vllm (a running server: --base-url, --served-model), "
+                         "direct, replay (replay after direct)")
     ap.add_argument("--base-url", default=None, help="the vllm target's OpenAI-compatible base URL, e.g. "
                     "http://127.0.0.1:8000/v1")
     ap.add_argument("--served-model", default=None, help="the vllm target's model name as the server knows it")
@@ -236,6 +284,7 @@ def main() -> None:
                     help="the search's worker processes (`tombench search --workers`); their CPU is counted too")
     ap.add_argument("--json", type=Path, default=None, help="also write the rows here")
     ap.add_argument("--one", nargs=2, metavar=("METHOD", "MODEL"), help=argparse.SUPPRESS)
+    ap.add_argument("--answers", type=Path, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--serve", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.serve:
@@ -249,12 +298,10 @@ def main() -> None:
     if unknown:
         ap.error(f"unknown methods {unknown}; choose from {list(METHODS)}")
     targets = [t.strip() for t in args.targets.split(",") if t.strip()]
-    if set(targets) - {"instant", "server", "vllm"}:
-        ap.error(f"unknown targets {sorted(set(targets) - {'instant', 'server', 'vllm'})}")
-    if "vllm" in targets and not (args.base_url and args.served_model):
-        ap.error("the vllm target needs --base-url and --served-model")
+    _check_targets(ap, args, targets)
     rows = []
     with contextlib.ExitStack() as stack:
+        args.tables = Path(stack.enter_context(tempfile.TemporaryDirectory()))
         url = stack.enter_context(_server(args.latency, args.slots)) if "server" in targets else None
         for method in methods:
             for target in targets:

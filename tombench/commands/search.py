@@ -174,6 +174,7 @@ def _run_with_progress(console: Console, settings: list[Setting], ctxs: list[Con
                        indices: list[int] | None = None, workers: int = 1) -> list[SettingProgress]:
     """Run the searches under two live bars (settings done; budget spent), their results per setting. An interrupt
     or an unreachable model is a one-line error."""
+    from tombench.generators.exploretom.search.heap import search_gc
     from tombench.generators.exploretom.search.runner import run_searches
 
     calls = run.search.budget_unit == "calls"
@@ -196,9 +197,10 @@ def _run_with_progress(console: Console, settings: list[Setting], ctxs: list[Con
                             info=f"{spent} nodes, {calls_made} model calls, {best}")
 
         try:
-            return asyncio.run(run_searches(settings, ctxs, answer, run, out_dir,
-                                            parallel_settings=parallel_settings, on_update=on_update,
-                                            setting_indices=indices, workers=workers))
+            with search_gc():
+                return asyncio.run(run_searches(settings, ctxs, answer, run, out_dir,
+                                                parallel_settings=parallel_settings, on_update=on_update,
+                                                setting_indices=indices, workers=workers))
         except KeyboardInterrupt:
             raise UserError(f"interrupted; run the same command again to resume from {out_dir}") from None
         except Exception as e:  # a model that cannot be reached (no key, offline) is a user error, not a crash

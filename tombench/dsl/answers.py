@@ -145,6 +145,10 @@ _SENTENCE_END = re.compile(r"(?<=[.!?;:\n])\s+|\n+")
 _STORY_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 
 
+#: the fewest tokens of a story span: shorter copies ("the box") are answers, not restatements
+_MIN_SPAN = 3
+
+
 @functools.lru_cache(maxsize=1024)
 def _story_spans(story: str) -> tuple[tuple[str, ...], ...]:
     """The story's sentences as token sequences (and each without its ", which is also located in ..." tail), longest
@@ -156,7 +160,7 @@ def _story_spans(story: str) -> tuple[tuple[str, ...], ...]:
         toks = tuple(_tokens(sentence))
         head = tuple(_tokens(sentence.split(", which is also located", 1)[0]))
         for span in (toks, head):
-            if len(span) >= 3:
+            if len(span) >= _MIN_SPAN:
                 spans.add(span)
     return tuple(sorted(spans, key=len, reverse=True))
 
@@ -191,9 +195,24 @@ def answer_text(response: str, story: str = "") -> tuple[str, tuple[str, ...]]:
     masked (with `story`): "Amara entered the kitchen." restates the story, it does not answer "In which room ...?",
     even when the story has only one room. Sentences are joined by a break token, so no phrase spans two of them.
     """
+    tokens, discarded = _cleaned(response)
+    # a story span is 3 tokens or more (`_story_spans`): a shorter reply ("red box", "yes") cannot copy one, so the
+    # story's sentences are not even tokenised for it
+    if story and len(tokens) >= _MIN_SPAN:
+        masked, echoed = _mask(list(tokens), _story_spans(story))
+        if echoed:
+            return " ".join(masked), (*discarded, "story")
+        tokens = tuple(masked)
+    return " ".join(tokens), discarded
+
+
+@functools.lru_cache(maxsize=4096)
+def _cleaned(response: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """`answer_text` before the story is masked: the tokens that can carry an answer and what was set aside. Cached
+    by response: a target's short replies repeat across questions and stories ("yes", "the red box")."""
     text = normalise(response)
     if _HEDGE.search(text):
-        return "", ("hedge",)
+        return (), ("hedge",)
     discarded: list[str] = []
     kept: list[str] = []
     reasoning = False
@@ -219,12 +238,7 @@ def answer_text(response: str, story: str = "") -> tuple[str, tuple[str, ...]]:
             words = words[conclusion[-1].start() :]  # "..., so she will look in the box": read from the conclusion
         if words:
             kept.append(words)
-    tokens = f" {_BREAK} ".join(kept).split()
-    if story:
-        tokens, echoed = _mask(tokens, _story_spans(story))
-        if echoed:
-            discarded.append("story")
-    return " ".join(tokens), tuple(dict.fromkeys(discarded))
+    return tuple(f" {_BREAK} ".join(kept).split()), tuple(dict.fromkeys(discarded))
 
 
 # --- names: containers and rooms -------------------------------------------------------------------------------------
@@ -236,12 +250,7 @@ def _read_names(text: str, candidates: Sequence[str]) -> Extraction:
     Consuming is what stops "black bin" from also counting as "bin"; matching token sequences (not substrings) is
     what stops "box" from matching "toolbox".
     """
-    phrases: dict[tuple[str, ...], str] = {}
-    for cand in candidates:
-        toks = tuple(_tokens(cand))
-        if toks and toks not in phrases:
-            phrases[toks] = cand
-    ordered = sorted(phrases.items(), key=lambda item: -len(item[0]))  # stable: ties keep candidate order
+    ordered = _phrases(tuple(candidates))
     tokens = text.split()
     found: list[str] = []
     i = 0
@@ -257,6 +266,18 @@ def _read_names(text: str, candidates: Sequence[str]) -> Extraction:
     if len(matched) == 1:
         return Extraction(predicted=matched[0], matched=matched)
     return Extraction(predicted=None, ambiguous=len(matched) > 1, matched=matched)
+
+
+@functools.lru_cache(maxsize=1024)
+def _phrases(candidates: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], str], ...]:
+    """`_read_names`' candidates as (token phrase, candidate), longest first; ties keep the candidates' order, a
+    phrase two candidates share is the first one's. Cached: a story's questions share its candidates."""
+    phrases: dict[tuple[str, ...], str] = {}
+    for cand in candidates:
+        toks = tuple(_tokens(cand))
+        if toks and toks not in phrases:
+            phrases[toks] = cand
+    return tuple(sorted(phrases.items(), key=lambda item: -len(item[0])))  # stable: ties keep candidate order
 
 
 # --- yes / no ---------------------------------------------------------------------------------------------------------
@@ -375,19 +396,22 @@ def _read_knowledge(text: str) -> Extraction:
 # --- public API -------------------------------------------------------------------------------------------------------
 
 
-def _not_named_in(question: str, candidates: Sequence[str], keep: str | None = None) -> list[str]:
+@functools.lru_cache(maxsize=4096)
+def _not_named(question: str, candidates: tuple[str, ...], keep: str | None = None) -> tuple[str, ...]:
     """Drop the candidates that the question itself names (read with the same consuming scan), except `keep`.
 
     "In which container was the apple before Anne moved the apple to the crate?" names the crate, and the usual
     full-sentence answer repeats it ("It was in the basket before Anne moved it to the crate."). A name that the
     question supplies is context, not a rival answer; the expected answer is never dropped.
+
+    Cached: the same question text comes back with the same candidates across a search.
     """
     if not question:
-        return list(candidates)
+        return candidates
     named = {normalise(name) for name in _read_names(normalise(question), candidates).matched}
     if keep is not None:
         named.discard(normalise(keep))
-    return [cand for cand in candidates if normalise(cand) not in named]
+    return tuple(cand for cand in candidates if normalise(cand) not in named)
 
 
 def extract_answer(
@@ -407,7 +431,7 @@ def extract_answer(
     answer_type = AnswerType(answer_type)
     text, discarded = answer_text(response, story)
     if answer_type in (AnswerType.CONTAINER, AnswerType.ROOM):
-        reading = _read_names(text, _not_named_in(question, candidates))
+        reading = _read_names(text, _not_named(question, tuple(candidates)))
     elif answer_type is AnswerType.YES_NO:
         reading = _read_yes_no(text)
     else:
@@ -415,6 +439,7 @@ def extract_answer(
     return replace(reading, discarded=discarded)
 
 
+@functools.lru_cache(maxsize=256)
 def _canonical_expected(expected: str, answer_type: AnswerType) -> str:
     """Read the expected answer with the same rules, so "Yes" or "doesn't know about it" are accepted as given."""
     if answer_type in (AnswerType.CONTAINER, AnswerType.ROOM):
@@ -460,7 +485,7 @@ def check_answer(
     canonical = _canonical_expected(expected, answer_type)
     if answer_type in (AnswerType.CONTAINER, AnswerType.ROOM):
         text, discarded = answer_text(response, story)
-        reading = _read_names(text, _not_named_in(question, [canonical, *candidates], keep=canonical))
+        reading = _read_names(text, _not_named(question, (canonical, *candidates), canonical))
         reading = replace(reading, discarded=discarded)
         correct = [normalise(m) for m in reading.matched] == [normalise(canonical)]
     else:

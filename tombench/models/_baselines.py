@@ -24,7 +24,7 @@ import hashlib
 import random
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from tombench.dsl import (
     AnswerType,
@@ -101,9 +101,21 @@ class _Analysis:
 
     story: Story | None
     exact: bool
-    questions: dict[str, Question] = field(default_factory=dict)
     containers: tuple[str, ...] = ()
     rooms: tuple[str, ...] = ()
+
+    @functools.cached_property
+    def questions(self) -> dict[str, Question]:
+        """The story's questions by text (only the oracle reads them: built on its first question, not per parse).
+        A best-effort parse lost object-state sentences: its location answers still stand, its state answers do
+        not."""
+        if self.story is None:
+            return {}
+        return {
+            q.text: q
+            for q in self.story.questions(first_order_room_questions=True)
+            if self.exact or q.answer_type in (AnswerType.CONTAINER, AnswerType.ROOM)
+        }
 
 
 def split_prompt(text: str) -> ParsedPrompt:
@@ -195,17 +207,18 @@ def _analyse(story_text: str, contexts: tuple[Context, ...] = ()) -> _Analysis:
     story, exact = _parse(story_text, contexts)
     if story is None:
         return _Analysis(None, False)
-    # a best-effort parse lost object-state sentences: its location answers still stand, its state answers do not
-    questions = {
-        q.text: q
-        for q in story.questions(first_order_room_questions=True)
-        if exact or q.answer_type in (AnswerType.CONTAINER, AnswerType.ROOM)
-    }
-    return _Analysis(story, exact, questions, tuple(story.context.containers), tuple(story.context.rooms))
+    return _Analysis(story, exact, tuple(story.context.containers), tuple(story.context.rooms))
 
 
-def _mentions(text: str, candidates: Sequence[str]) -> list[tuple[int, str]]:
+def _mentions(text: str, candidates: Sequence[str]) -> tuple[tuple[int, str], ...]:
     """(position, candidate) for every whole-word mention, longest names first so "black bin" hides "bin"."""
+    return _mentions_in(text, tuple(candidates))
+
+
+@functools.lru_cache(maxsize=1024)
+def _mentions_in(text: str, candidates: tuple[str, ...]) -> tuple[tuple[int, str], ...]:
+    """`_mentions`, cached: a story's questions share its text and candidates (the search asks them one after
+    another), so the story is scanned once per candidate list, not once per question."""
     lowered = text.lower()
     taken = [False] * len(lowered)
     found: list[tuple[int, str]] = []
@@ -215,7 +228,7 @@ def _mentions(text: str, candidates: Sequence[str]) -> list[tuple[int, str]]:
                 found.append((m.start(), cand))
                 for i in range(m.start(), m.end()):
                     taken[i] = True
-    return sorted(found)
+    return tuple(sorted(found))
 
 
 def _candidates(p: ParsedPrompt, a: _Analysis) -> list[str]:

@@ -23,7 +23,7 @@ import statistics
 from collections.abc import Callable, Iterable, Sequence
 from typing import TypeVar
 
-from tombench.dsl import Action, Fact, StateChange, Story
+from tombench.dsl import Fact, StateChange, Story
 
 __all__ = ["story_shape", "shape_similarity", "sentence_jaccard", "select_distinct", "mean_pairwise",
            "DEFAULT_MAX_SIMILARITY"]
@@ -70,33 +70,37 @@ def story_shape(story: Story) -> frozenset[str]:
     kind_of = _kind_of_names(ctx.people, ctx.rooms, ctx.containers, ctx.objects, ctx.topics)
     roles: dict[tuple[str, str], str] = {}
     counts: dict[str, int] = {}
-
-    def role(x: object) -> str:
-        if isinstance(x, str):
-            key = (kind_of.get(x, "X"), x)
-        elif isinstance(x, Fact):
-            return f"{role(x.entity)}.{x.prop}={role(x.value)}"
-        elif isinstance(x, tuple):
-            return "+".join(role(y) for y in x)
-        elif isinstance(x, StateChange):
-            key = ("S", x.property)  # one role per state property: its values are what the story is about
-        else:
-            key = ("X", str(x))
-        r = roles.get(key)
-        if r is None:
-            n = counts[key[0]] = counts.get(key[0], 0) + 1
-            r = roles[key] = f"{key[0]}{n}"
-        return r
-
-    def one(a: Action) -> str:
+    shape = []
+    for a in story.actions:
         parts = [a.type]
         for name in _field_names(type(a)):
             v = getattr(a, name)
             if v != ():
-                parts.append(f"{name}={role(v)}")
-        return " ".join(parts)
+                parts.append(f"{name}={_role(v, kind_of, roles, counts)}")
+        shape.append(" ".join(parts))
+    return frozenset(shape)
 
-    return frozenset(one(a) for a in story.actions)
+
+def _role(x: object, kind_of: dict[str, str], roles: dict[tuple[str, str], str], counts: dict[str, int]) -> str:
+    """`story_shape`'s role of one field value, numbering new roles of a kind in order of first mention.
+
+    A module function, not a closure: a closure that calls itself is a reference cycle, which left a dozen objects per
+    shape for the cyclic collector (refinement computes a shape per drawn story; issue #28 point 2)."""
+    if isinstance(x, str):
+        key = (kind_of.get(x, "X"), x)
+    elif isinstance(x, Fact):
+        return f"{_role(x.entity, kind_of, roles, counts)}.{x.prop}={_role(x.value, kind_of, roles, counts)}"
+    elif isinstance(x, tuple):
+        return "+".join(_role(y, kind_of, roles, counts) for y in x)
+    elif isinstance(x, StateChange):
+        key = ("S", x.property)  # one role per state property: its values are what the story is about
+    else:
+        key = ("X", str(x))
+    r = roles.get(key)
+    if r is None:
+        n = counts[key[0]] = counts.get(key[0], 0) + 1
+        r = roles[key] = f"{key[0]}{n}"
+    return r
 
 
 def shape_similarity(a: Story | frozenset[str], b: Story | frozenset[str]) -> float:

@@ -230,7 +230,8 @@ class Evaluator:
 
     async def _ask(self, story: Story, qs: list[Question]) -> list[dict[str, Any]]:
         """Put `qs` about `story` to the target at once; each question's record with the response and its verdict."""
-        prompts = [build_prompt(story.text, q.text) for q in qs]
+        text = story.text  # rendered on every access: once here, not three times per question
+        prompts = [build_prompt(text, q.text) for q in qs]
         self.model_calls += len(prompts)
         responses = await self.answer(prompts)
         if len(responses) != len(prompts):
@@ -238,8 +239,8 @@ class Evaluator:
         records = []
         for q, r in zip(qs, responses, strict=True):
             cands = _candidates(story, q)
-            v = check_answer(r, q.answer, q.answer_type, cands, self.config.check, question=q.text, story=story.text)
-            records.append({**_qdict(q), "mention": _mention(story.text, q.answer, cands), "response": r,
+            v = check_answer(r, q.answer, q.answer_type, cands, self.config.check, question=q.text, story=text)
+            records.append({**_qdict(q), "mention": _mention(text, q.answer, cands), "response": r,
                             "correct": v.correct})
         return records
 

@@ -232,8 +232,11 @@ def _close_shared() -> None:
 
 def _worker_main(wid: int, inbox: Any, out: Any) -> None:
     """A worker process: run jobs as asyncio tasks, their prompts answered through the parent."""
+    from tombench.generators.exploretom.search.heap import search_gc
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the workers
-    asyncio.run(_Worker(inbox, out).serve())
+    with search_gc():
+        asyncio.run(_Worker(inbox, out).serve())
 
 
 class _Worker:
