@@ -51,7 +51,8 @@ _STUCK: list[str] = []
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):  # noqa: ANN201 - a hook wrapper
     report = yield
-    if report.failed and "local_model" in item.keywords and not _STUCK and "Timeout" in str(report.longrepr):
+    # pytest-timeout's own failure ("Timeout (>300.0s) from pytest-timeout"), not a test's subprocess.TimeoutExpired
+    if report.failed and "local_model" in item.keywords and not _STUCK and "from pytest-timeout" in str(report.longrepr):
         _STUCK.append(item.nodeid)
     return report
 

@@ -84,3 +84,19 @@ def test_a_hanging_real_model_test_fails_instead_of_hanging(
     result.assert_outcomes(failed=1, errors=1, passed=1)  # one timeout, not one per real-model test
     result.stdout.fnmatch_lines(["*not run: the real-model test test_x.py::test_hangs timed out*"])
     result.stdout.fnmatch_lines(["*Failed: Timeout*"])
+
+
+def test_a_test_of_its_own_timeout_does_not_mark_the_server_stuck(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Only pytest-timeout's limit means a stuck server: a real-model test failing on its own subprocess timeout
+    (`TimeoutExpired`) fails alone, and the next real-model test still runs."""
+    result = _run(pytester, monkeypatch, (
+        "import subprocess, pytest\n"
+        "@pytest.mark.local_model\n"
+        "def test_child_times_out():\n    raise subprocess.TimeoutExpired(['serve'], 30)\n"
+        "@pytest.mark.local_model\n"
+        "def test_after():\n    pass\n"
+    ), CONFTEST, "-p", "pytest_timeout")
+    result.assert_outcomes(failed=1, passed=1)
+    assert "not run: the real-model test" not in result.stdout.str()

@@ -140,7 +140,9 @@ def test_serve_command_prints_the_model_and_stops_on_ctrl_c() -> None:
         with urllib.request.urlopen(f"{base_url}/models", timeout=10) as response:
             assert response.status == 200
         proc.send_signal(signal.SIGINT)
-        rest, _ = proc.communicate(timeout=30)
+        # the stop takes at most 15 s (SIGTERM, 10 s grace, SIGKILL, 5 s); one CI run on a machine loaded past its
+        # cores printed nothing within 30 s, so twice the worst case plus the interpreter's exit
+        rest, _ = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()

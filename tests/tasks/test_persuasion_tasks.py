@@ -193,7 +193,7 @@ def test_default_prompt_has_no_causal_tom_hint_and_ctom_variant_is_recorded(tmp_
 
 
 def test_defaulted_roles_are_announced_and_recorded(tmp_path, caplog) -> None:  # noqa: ANN001
-    from tombench.leaderboard._from_log import row_from_log
+    from tombench.leaderboard._from_log import LogError, model_roles, row_from_log
 
     with caplog.at_level(logging.WARNING):
         log = _run(persuasion_dynamic, tmp_path, "tombench/recency", {"grader": "tombench/random"},
@@ -204,10 +204,12 @@ def test_defaulted_roles_are_announced_and_recorded(tmp_path, caplog) -> None:  
     assert roles["grader"]["model"] == "tombench/random" and roles["grader"]["defaulted"] is False
     warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING and "self-play" in r.getMessage()]
     assert len(warnings) == 1 and "persuadee" in warnings[0] and "grader" not in warnings[0].split(";")[0]
-    row = row_from_log(log.location)
-    # the leaderboard row says who played what
-    assert json.loads(row.model_roles) == {"persuadee": "(model under test)", "grader": "tombench/random"}
-    assert row.metric.endswith("ctom/accuracy") or row.metric == "ctom/accuracy"
+    # the leaderboard row would say who played what
+    assert model_roles(log.eval, log.eval.metadata) == {"persuadee": "(model under test)", "grader": "tombench/random"}
+    # but the random grader's verdicts are all unreadable ("I don't know"): the headline is NaN, so there is no row
+    # to rank, and the refusal is one line
+    with pytest.raises(LogError, match="headline ctom/accuracy is not a number"):
+        row_from_log(log.location)
 
 
 def test_mental_state_only_file(tmp_path) -> None:  # noqa: ANN001
