@@ -1,22 +1,18 @@
-"""Rollout cost of the A* search: µs per rollout, and CPU per model call of a paper-mode grid (issue #28 point 2).
+"""Rollout cost of the A* search: µs per rollout of the search's two rollout patterns (issue #28 point 2).
 
-    python benchmarks/bench_rollouts.py                  # both parts
-    python benchmarks/bench_rollouts.py --skip-grid      # the rollout part only (a few seconds)
-    python benchmarks/bench_rollouts.py --profile        # also cProfile the rollout part (top by tottime)
+    python benchmarks/bench_rollouts.py                  # a few seconds
+    python benchmarks/bench_rollouts.py --profile        # also cProfile the rollouts (top by tottime)
 
-Why two parts: paper A* spends about 45 rollouts per model call (50 lookahead rollouts per evaluated node, 50n
-neighbour rollouts per expansion), so the cost of one rollout sets most of its CPU per call; the grid shows what that
-gives end to end.
+Why: paper A* spends about 45 rollouts per model call (50 lookahead rollouts per evaluated node, 50n neighbour
+rollouts per expansion), so the cost of one rollout sets most of its CPU per call. What that gives end to end (CPU
+per model call of issue #28's grid, a digest of the kept stories) is `benchmarks/bench_throughput.py --methods paper
+--targets instant`.
 
-* rollouts: for each setting (tomi and all+asymmetric, p3 m3, bank contexts), `--stories` partial stories (a desired
-  random story cut at a random point, as the search's frontier holds them), each with the search's two patterns:
-  `lookahead` (50 rollouts stopping at S, `Evaluator.lookahead`) and `neighbours` (150 rollouts of at most 3 actions,
-  each story's text read, `astar._neighbours`). Printed: µs per rollout (CPU), and a digest of every rollout's
-  actions and of the random generator's state after each story, which must not change when the sampler gets faster.
-* grid: `tombench search --mode paper --workers 1` on issue #28's grid (tomi,all, both asymmetries, p3 m3, 5 stories
-  per setting, `--budget` calls, seed 0, against the instant `tombench/recency`) in a fresh process; CPU is that
-  process's user + system time from the start of the search to its end, over the prompts it put to the model, and
-  the sha256 of its `stories.jsonl` and `attempts.jsonl`.
+For each setting (tomi and all+asymmetric, p3 m3, bank contexts), `--stories` partial stories (a desired random
+story cut at a random point, as the search's frontier holds them), each with the search's two patterns: `lookahead`
+(50 rollouts stopping at S, `Evaluator.lookahead`) and `neighbours` (150 rollouts of at most 3 actions, each story's
+text read, `astar._neighbours`). Printed: µs per rollout (CPU), and a digest of every rollout's actions and of the
+random generator's state after each story, which must not change when the sampler gets faster.
 
 Rates divide by CPU time: on a shared machine wall time measures the neighbours. Asserts nothing.
 """
@@ -24,17 +20,10 @@ Rates divide by CPU time: on a shared machine wall time measures the neighbours.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import hashlib
-import json
-import os
 import random
 import resource
-import subprocess
-import sys
-import tempfile
 import time
-from pathlib import Path
 
 SETTINGS = (("tomi", 3, 3), ("all+asymmetric", 3, 3))
 
@@ -103,68 +92,13 @@ def bench_rollouts(n: int, seed: int, repeat: int) -> list[dict]:
     return rows
 
 
-# ---------------------------------------------------------------------------------------------------- the grid
-def _grid_one(args: argparse.Namespace) -> dict:
-    """One paper-mode search in this process: calls, CPU of the search, digests of its output files."""
-    start = _cpu()
-    import inspect_ai.model  # noqa: F401  (start-up, left out)
-
-    import tombench._registry  # noqa: F401
-    import tombench.commands.search as command
-    import tombench.generators.exploretom.search.runner  # noqa: F401
-    import tombench.tasks.exploretom._answerer as adapter
-
-    calls = [0]
-    make = adapter.inspect_answerer
-
-    def counting(*a, **k):
-        inner = make(*a, **k)
-
-        async def answer(prompts):
-            calls[0] += len(prompts)
-            return await inner(prompts)
-
-        answer.model_name = inner.model_name  # type: ignore[attr-defined]
-        return answer
-
-    adapter.inspect_answerer = counting
-    with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "run"
-        argv = ["--model", "tombench/recency", "--story-types", "tomi,all", "--asymmetric", "both", "--people", "3",
-                "--moves", "3", "--stories-per-setting", "5", "--budget", str(args.budget), "--budget-unit", "calls",
-                "--seed", str(args.seed), "--no-cache", "--mode", args.mode, "--workers", "1", "--out", str(out)]
-        t0 = _cpu()
-        with contextlib.redirect_stdout(open(os.devnull, "w")):
-            command.search.main(argv, standalone_mode=False)
-        cpu = _cpu() - t0
-        sha = {f: hashlib.sha256((out / f).read_bytes()).hexdigest()[:16] for f in ("stories.jsonl", "attempts.jsonl")}
-    return {"mode": args.mode, "calls": calls[0], "cpu": cpu, "startup": t0 - start, **sha}
-
-
-def bench_grid(args: argparse.Namespace) -> dict:
-    cmd = [sys.executable, __file__, "--grid-one", "--mode", args.mode, "--budget", str(args.budget), "--seed",
-           str(args.seed)]
-    out = subprocess.run(cmd, capture_output=True, text=True, check=False)
-    line = next((x for x in out.stdout.splitlines() if x.startswith("RESULT ")), None)
-    if line is None:
-        raise SystemExit(f"the grid run failed:\n{out.stderr[-3000:]}")
-    return json.loads(line[len("RESULT "):])
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("-n", "--stories", type=int, default=40, help="partial stories per setting")
     ap.add_argument("--repeat", type=int, default=3, help="timed passes over the rollouts (the fastest is shown)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--mode", default="paper", choices=("paper", "improved"), help="the grid's search mode")
-    ap.add_argument("--budget", type=int, default=100, help="the grid's calls per story")
-    ap.add_argument("--skip-grid", action="store_true")
     ap.add_argument("--profile", action="store_true", help="cProfile one pass of the rollouts")
-    ap.add_argument("--grid-one", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args()
-    if args.grid_one:
-        print("RESULT " + json.dumps(_grid_one(args)), flush=True)
-        return
     if args.profile:
         import cProfile
         import pstats
@@ -178,10 +112,6 @@ def main() -> None:
             f"{p} {r[p]['rollouts']} rollouts {r[p]['us']:6.1f} µs/rollout digest {r[p]['digest']}"
             for p in ("lookahead", "neighbours")))
     print(f"(rollout part: {time.perf_counter() - t:.1f} s wall)")
-    if not args.skip_grid:
-        g = bench_grid(args)
-        print(f"grid --mode {g['mode']}: {g['calls']} calls, {g['cpu']:.2f} s CPU, {1000 * g['cpu'] / g['calls']:.2f}"
-              f" ms/call; stories.jsonl {g['stories.jsonl']} attempts.jsonl {g['attempts.jsonl']}")
 
 
 if __name__ == "__main__":
