@@ -24,7 +24,17 @@ from typing import Any
 from tombench.dsl.action_sets import PEEKING
 from tombench.dsl.actions import Action, EnterRoom, LeaveRoom, MoveObjectContainer, MoveObjectRoom, UpdateObjectState
 from tombench.dsl.state import State, Store
-from tombench.dsl.tracker import _APPLY, Step, _modifier, _not_in, _track
+from tombench.dsl.tracker import (
+    _APPLY,
+    Step,
+    _modifier,
+    _not_in,
+    _track,
+    enter_sentence,
+    leave_sentence,
+    move_container_sentence,
+    move_room_sentence,
+)
 from tombench.dsl.values import CONTAINER, NO_CONTAINER, ROOM
 
 __all__ = ["DeferredState", "belief_free", "deferred_copy"]
@@ -145,7 +155,7 @@ def _enter_room(st: State, a: EnterRoom, idx: int) -> Step:
     key = (id(a), None)
     step = _STEPS.get(key)
     if step is None or step.action is not a:
-        step = _remember(key, Step(a, f"{p} entered the {r}."))
+        step = _remember(key, Step(a, enter_sentence(p, r)))
     return step
 
 
@@ -154,7 +164,7 @@ def _leave_room(st: State, a: LeaveRoom, idx: int) -> Step:
     key = (id(a), None)
     step = _STEPS.get(key)
     if step is None or step.action is not a:
-        step = _remember(key, Step(a, f"{a.actor} left the {a.room}."))
+        step = _remember(key, Step(a, leave_sentence(a.actor, a.room)))
     return step
 
 
@@ -175,7 +185,7 @@ def _move_object_container(st: State, a: MoveObjectContainer, idx: int) -> Step:
     key = (id(a), r)
     step = _STEPS.get(key)
     if step is None or step.action is not a:
-        sentence = f"{p} moved the {o} to the {c}, which is also located in the {r}."
+        sentence = move_container_sentence(p, o, c, r)
         step = _remember(key, Step(a, sentence, _modifier(a) if K or D else None))
     return step
 
@@ -208,9 +218,7 @@ def _move_object_room(st: State, a: MoveObjectRoom, idx: int) -> Step:
     if r2 not in st.rooms_involved:
         st.rooms_involved.append(r2)
     _track(st, o, idx)
-    if type(c) is str:
-        return Step(a, f"{p} moved the {o} to the {r2}, leaving the {c} in its original location.")
-    return Step(a, f"{p} moved the {o} to the {r2}.")
+    return Step(a, move_room_sentence(p, o, r2, c if type(c) is str else None))
 
 
 #: the world effects of each belief-free record type (`Story._commit` uses them for a `DeferredState`)

@@ -503,6 +503,27 @@ def _appear_all(st: State, names: Iterable[str]) -> None:
             st.appear(n)
 
 
+# The sentences of the world actions, one place for both appliers: the tracker's below and the world-only one of
+# deferred rollouts (`dsl/deferred.py`), whose steps must read word for word alike.
+def enter_sentence(p: str, r: str) -> str:
+    return f"{p} entered the {r}."
+
+
+def leave_sentence(p: str, r: str) -> str:
+    return f"{p} left the {r}."
+
+
+def move_container_sentence(p: str, o: str, c: str, r: str) -> str:
+    return f"{p} moved the {o} to the {c}, which is also located in the {r}."
+
+
+def move_room_sentence(p: str, o: str, r2: str, left_in: str | None) -> str:
+    """Moving `o` to room `r2`; `left_in`: the container it was in, which stays behind."""
+    if left_in is not None:
+        return f"{p} moved the {o} to the {r2}, leaving the {left_in} in its original location."
+    return f"{p} moved the {o} to the {r2}."
+
+
 def _apply_enter_room(st: State, a: EnterRoom, idx: int) -> Step:
     p, r = a.actor, a.room
     if p not in st.fo:
@@ -516,12 +537,12 @@ def _apply_enter_room(st: State, a: EnterRoom, idx: int) -> Step:
         st.rooms_involved.append(r)
     _broadcast(st, {(p, ROOM): r}, [*O, p])
     _perceive(st, p, r, O)
-    return Step(a, f"{p} entered the {r}.")
+    return Step(a, enter_sentence(p, r))
 
 
 def _apply_leave_room(st: State, a: LeaveRoom, idx: int) -> Step:
     _leave(st, a.actor, a.room)
-    return Step(a, f"{a.actor} left the {a.room}.")
+    return Step(a, leave_sentence(a.actor, a.room))
 
 
 def _apply_move_object_container(st: State, a: MoveObjectContainer, idx: int) -> Step:
@@ -540,7 +561,7 @@ def _apply_move_object_container(st: State, a: MoveObjectContainer, idx: int) ->
         facts.update(_visible_state(st, o))
     _broadcast(st, facts, st.people_in(r), K, D)
     _track(st, o, idx)
-    return Step(a, f"{p} moved the {o} to the {c}, which is also located in the {r}.", _modifier(a) if K or D else None)
+    return Step(a, move_container_sentence(p, o, c, r), _modifier(a) if K or D else None)
 
 
 def _apply_update_object_state(st: State, a: UpdateObjectState, idx: int) -> Step:
@@ -589,9 +610,7 @@ def _apply_move_object_room(st: State, a: MoveObjectRoom, idx: int) -> Step:
     _broadcast(st, arrival, [*O2, p])
     _perceive(st, p, r2, O2)
     _track(st, o, idx)
-    if is_concrete(c):
-        return Step(a, f"{p} moved the {o} to the {r2}, leaving the {c} in its original location.")
-    return Step(a, f"{p} moved the {o} to the {r2}.")
+    return Step(a, move_room_sentence(p, o, r2, c if is_concrete(c) else None))
 
 
 def _apply_tell_private(st: State, a: TellPrivate, idx: int) -> Step:
