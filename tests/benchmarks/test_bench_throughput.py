@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import subprocess
@@ -26,6 +27,22 @@ def test_the_vllm_target_needs_its_server_and_model_named() -> None:
 def test_an_unknown_target_is_one_line() -> None:
     out = _run("--targets", "instnat")
     assert out.returncode == 2 and "unknown targets ['instnat']" in out.stderr
+
+
+def test_repeats_must_be_positive() -> None:
+    out = _run("--repeats", "0")
+    assert out.returncode == 2 and "--repeats must be at least 1" in out.stderr
+
+
+def test_the_goal_is_judged_on_the_median_run_of_the_instant_target_on_the_grid() -> None:
+    spec = importlib.util.spec_from_file_location("bench_throughput", BENCH)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    runs = [{"method": "paper", "target": "instant", "cpu": cpu, "calls": 1000} for cpu in (2.4, 2.6, 2.45)]
+    assert bench._goal(runs, on_grid=True) == "≤ 2.5: met"  # median 2.45 ms
+    assert bench._goal(runs[1:2], on_grid=True) == "≤ 2.5: not met"
+    assert bench._goal(runs, on_grid=False) == "–"  # another grid: the goals do not apply
+    assert bench._goal([{**runs[0], "target": "server"}], on_grid=True) == "–"
 
 
 @pytest.mark.gpu
