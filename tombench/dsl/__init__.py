@@ -36,6 +36,7 @@ from tombench.dsl.context import DEFAULT_CONTEXT, Context, ContextError, StateCh
 from tombench.dsl.parse import StoryParseError, parse_structure, split_sentences, tomi_question
 from tombench.dsl.prompting import SYSTEM_PROMPT, Prompt, build_prompt
 from tombench.dsl.questions import Question
+from tombench.dsl.rollouts import Rollouts
 from tombench.dsl.sampler import Conditions, random_story, rollout, sample_action, setting_context
 from tombench.dsl.story import STORY_SCHEMA_VERSION, Story, StoryError
 from tombench.dsl.tracker import ActionRejected, Step
@@ -82,6 +83,7 @@ __all__ = [
     "parse_structure",
     "random_story",
     "rollout",
+    "Rollouts",
     "sample_action",
     "setting_context",
     "settings_grid",

@@ -877,7 +877,7 @@ def rollout(
     """Extend (a copy of) `story` with random actions until `stop` (default: S), N, `max_actions` added actions,
     or MAX_FAILED_STEPS consecutive failed steps.
 
-    `skip_doomed` (default stop only): a drawn action that would make the story never-desired is not applied and
+    `skip_doomed` (stop S only, the default): a drawn action that would make the story never-desired is not applied and
     ends the rollout (see `_extend`), so such a story comes back one action short and still not desired; same
     random numbers, same desired stories. For callers that keep only desired rollouts.
     """
@@ -889,7 +889,7 @@ def rollout(
         s = story
         if defer:
             s.defer_beliefs()
-    if stop is None or (stop == conditions.structural and not skip_doomed):
+    if stop is None or stop == conditions.structural:
         # S or N is `finished` whatever the stop S (its docstring): the counters decide without `structural`
         finished = conditions.finished
     elif skip_doomed:
@@ -928,8 +928,8 @@ def _extend(
     finished: Callable[[Story], bool],
     limit: float,
     skip_doomed: bool = False,
-) -> bool:
-    """The loop of `rollout`, extending `s` in place. Returns True when it stopped at a doomed draw.
+) -> str | None:
+    """The loop of `rollout`, extending `s` in place. Returns the type of the doomed draw it stopped at, else None.
 
     With `skip_doomed` (for `random_story`, whose `finished` is S or N and which keeps only desired stories), a
     drawn valid action that would make the story never-desired is not applied: the rollout ends there, with the
@@ -944,7 +944,9 @@ def _extend(
         doomed_sets = _doomed_types(allowed)
         moves = conditions.setting.moves
         near_limit = conditions.setting.max_sentences - 2  # a modified action (2 sentences) from here overflows
-    doomed = _NO_TYPES
+        doomed = doomed_sets[2 * (s._imp >= moves) + (s._mods >= 1 or s._length > near_limit)]
+    else:
+        doomed = _NO_TYPES
     failures = 0
     added = 0
     exhausted: set[str] = set()
@@ -960,14 +962,14 @@ def _extend(
             if failures >= MAX_FAILED_STEPS:
                 break
         elif step is _DOOMED:
-            return True
+            return name
         else:
             failures = 0
             added += 1
             done = finished(s) or added >= limit  # predicates of the story: re-evaluated only when it changed
             if skip_doomed:
                 doomed = doomed_sets[2 * (s._imp >= moves) + (s._mods >= 1 or s._length > near_limit)]
-    return False
+    return None
 
 
 def random_story(

@@ -39,7 +39,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from tombench.dsl import Conditions, Context, Setting, Story, rollout, setting_context
+from tombench.dsl import Conditions, Context, Rollouts, Setting, Story, setting_context
 from tombench.generators.exploretom.search.diversity import DEFAULT_MAX_SIMILARITY
 from tombench.generators.exploretom.search.evaluator import (
     SENTINEL_G,
@@ -259,9 +259,12 @@ def _neighbours(story: Story, cond: Conditions, config: SearchConfig, n: int, rn
     base_steps = len(story.steps)
     seen: set[str] = set()
     children: list[Story] = []
+    # the rollouts share their first draws, and one that would end never-desired is cut short (an int: dropped
+    # anyway); the same draws as `rollout` (`Rollouts`, issue #28 point 2)
+    batch = Rollouts(story, cond, max_actions=config.k, skip_doomed=True)
     for _ in range(50 * n):
-        c = rollout(story, cond, rng, stop=cond.structural, max_actions=config.k)
-        if len(c.steps) == base_steps or cond.never_desired(c):
+        c = batch.draw(rng)
+        if type(c) is int or len(c.steps) == base_steps or cond.never_desired(c):
             continue
         t = c.text
         if t in seen:

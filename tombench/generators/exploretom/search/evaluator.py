@@ -19,7 +19,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
-from tombench.dsl import AnswerType, Conditions, Prompt, Question, Story, build_prompt, check_answer, rollout
+from tombench.dsl import AnswerType, Conditions, Prompt, Question, Rollouts, Story, build_prompt, check_answer
 
 if TYPE_CHECKING:
     from tombench.generators.exploretom.search.astar import SearchConfig
@@ -121,10 +121,17 @@ class Evaluator:
             return 0.0, len(story) / mx
         hits = 0
         total_len = 0
+        # the P rollouts of one story share their first draws, and a never-desired one is cut short: it is only
+        # counted, with the length it would have had (`Rollouts`; the same draws as `rollout`, issue #28 point 2)
+        batch = Rollouts(story, self.cond, skip_doomed=True)
+        is_desired = self.cond.is_desired
         for _ in range(self.config.lookahead):
-            s = rollout(story, self.cond, rng, stop=self.cond.structural)
-            hits += self.cond.is_desired(s)
-            total_len += len(s)
+            s = batch.draw(rng)
+            if type(s) is int:
+                total_len += s
+            else:
+                hits += is_desired(s)
+                total_len += len(s)
         p = self.config.lookahead
         return self.config.alpha * (1.0 - hits / p), total_len / p / mx
 
