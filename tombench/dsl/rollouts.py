@@ -39,8 +39,9 @@ from tombench.dsl.story import Story
 __all__ = ["Rollouts"]
 
 #: a type's first draw at the root: (the number of candidates, the candidates with None in place of each invalid one,
-#: which of _NONE, _ALL or _SOME of them are valid); with _ALL the list is the candidates themselves (read only)
-_First = tuple[int, list, int]
+#: which of _NONE, _ALL or _SOME of them are valid, whether its action would be doomed); with _ALL the list is the
+#: candidates themselves (read only)
+_First = tuple[int, list, int, bool]
 _NONE, _ALL, _SOME = 0, 1, 2
 
 
@@ -72,9 +73,10 @@ class Rollouts:
         #: the root is finished already (or no action may be added): every rollout is a plain copy, nothing drawn
         self.done = conditions.finished(story) or self.limit <= 0
         self.doomed = _root_doomed(story, conditions) if skip_doomed else _NO_TYPES
-        self._first: dict[str, _First] = {}
-        #: (type, argument tuple) -> (the root with that action applied, whether that child is finished)
-        self._children: dict[tuple[str, tuple], tuple[Story, bool]] = {}
+        #: by type index, built on the type's first draw
+        self._first: list[_First | None] = [None] * len(self.allowed)
+        #: (type index, argument tuple) -> (the root with that action applied, whether that child is finished)
+        self._children: dict[tuple[int, tuple], tuple[Story, bool]] = {}
         self._cache = _static_cache(story.context)
 
     def draw(self, rng: random.Random) -> Story | int:
@@ -85,8 +87,8 @@ class Rollouts:
         first = self._first_action(rand)
         if first is None:  # MAX_FAILED_STEPS failed draws in the root's state
             return self.story.copy(defer_beliefs=self.defer)
-        if type(first) is str:
-            return doomed_length(self.story, first)
+        if type(first) is int:
+            return doomed_length(self.story, self.allowed[first])
         child, finished = first
         s = child.copy()
         if finished or self.limit <= 1:
@@ -94,34 +96,44 @@ class Rollouts:
         doomed = _extend(s, self.cond, rand, self.cond.finished, self.limit - 1, self.skip_doomed)
         return s if doomed is None else doomed_length(s, doomed)
 
-    def _first_action(self, rand: Callable[[], float]) -> tuple[Story, bool] | str | None:
+    def _first_action(self, rand: Callable[[], float]) -> tuple[Story, bool] | int | None:
         """`_extend`'s draws up to the first valid action, in the root's state: its cached child (and whether that
-        is finished), the type's name if the action is doomed, or None after MAX_FAILED_STEPS failed draws."""
-        allowed = self.allowed
-        n_allowed = len(allowed)
-        exhausted: set[str] = set()
+        is finished), the type's index if the action is doomed, or None after MAX_FAILED_STEPS failed draws.
+
+        A type with a valid candidate at the root is never exhausted there; one without is, after its first draw
+        (one random number per candidate, as the Fisher–Yates draw rejects each), so only those are remembered."""
+        firsts = self._first
+        n_allowed = len(firsts)
+        exhausted: list[int] = []
         for _ in range(MAX_FAILED_STEPS):
-            name = allowed[int(rand() * n_allowed)]
-            if name in exhausted:
-                continue
-            first = self._first.get(name)
+            i = int(rand() * n_allowed)
+            first = firsts[i]
             if first is None:
-                first = self._first_of(name, allowed.index(name))
-            args = _pick(first, rand)
-            if args is None:
-                exhausted.add(name)
+                first = self._first_of(i)
+            n, marked, which, doomed = first
+            if which == _ALL:  # the first drawn is accepted
+                args = marked[int(rand() * n)]
+            elif which == _SOME:
+                args = _pick_some(n, marked, rand)
+            else:
+                if i not in exhausted:
+                    for _ in range(n):
+                        rand()
+                    exhausted.append(i)
                 continue
-            if name in self.doomed:
-                return name
-            return self._child(name, args)
+            if doomed:
+                return i
+            hit = self._children.get((i, args))
+            return hit if hit is not None else self._child(i, args)
         return None
 
-    def _first_of(self, name: str, i: int) -> _First:
+    def _first_of(self, i: int) -> _First:
         """A type's candidates at the root and which are valid, as `sampler._sample_of_type` would find them."""
         build, enumerate_cands, valid, static, _, validator, hopeless = self.kinds[i]
+        name = self.allowed[i]
         story = self.story
         if hopeless is not None and (n := hopeless(story)) is not None:
-            out: _First = (n, [], _NONE)
+            out: _First = (n, [], _NONE, False)
         else:
             if static:
                 cands = self._cache.get(name)
@@ -135,41 +147,34 @@ class Rollouts:
             marked = [args if valid(st, args) else None for args in cands]
             n_invalid = marked.count(None)
             n = len(cands)
+            doomed = name in self.doomed
             # (no candidate at all: none valid, no random number drawn)
-            out = (n, cands, _ALL) if n and not n_invalid else (n, marked, _NONE if n_invalid == n else _SOME)
-        self._first[name] = out
+            if n and not n_invalid:
+                out = (n, cands, _ALL, doomed)
+            else:
+                out = (n, marked, _NONE if n_invalid == n else _SOME, doomed)
+        self._first[i] = out
         return out
 
-    def _child(self, name: str, args: tuple) -> tuple[Story, bool]:
-        """The root with action (name, args) applied, and whether it is finished (built once per batch)."""
-        key = (name, args)
-        hit = self._children.get(key)
-        if hit is None:
-            child = self.story.copy(defer_beliefs=self.defer)
-            child._commit(_record(name, self.kinds[self.allowed.index(name)].build, args))
-            hit = self._children[key] = (child, self.cond.finished(child))
+    def _child(self, i: int, args: tuple) -> tuple[Story, bool]:
+        """The root with action (type i, args) applied, and whether it is finished (built once per batch)."""
+        child = self.story.copy(defer_beliefs=self.defer)
+        child._commit(_record(self.allowed[i], self.kinds[i].build, args))
+        hit = self._children[(i, args)] = (child, self.cond.finished(child))
         return hit
 
 
-def _pick(first: _First, rand: Callable[[], float]) -> tuple | None:
-    """The argument tuple a lazy Fisher–Yates draw accepts (`sampler._sample_of_type`), or None when it rejects every
-    candidate: the same random numbers, one per candidate drawn, with the validity known beforehand."""
-    n, marked, which = first
-    if which == _ALL:  # the first drawn is accepted
-        return marked[int(rand() * n)]
-    if which == _NONE:
-        for _ in range(n):
-            rand()
-        return None
+def _pick_some(n: int, marked: list, rand: Callable[[], float]) -> tuple:
+    """The argument tuple a lazy Fisher–Yates draw accepts (`sampler._sample_of_type`) among `marked`, some of which
+    are valid: the same random numbers, one per candidate drawn, with the validity known beforehand."""
     marked = list(marked)
-    while n:
+    while True:
         j = int(rand() * n)
         args = marked[j]
         if args is not None:
             return args
         n -= 1
         marked[j] = marked[n]
-    return None  # unreachable: some candidate is valid
 
 
 def _root_doomed(story: Story, conditions: Conditions) -> frozenset[str]:

@@ -79,6 +79,24 @@ def setting_context(context: Context, setting: Setting, rng: random.Random) -> C
     return out
 
 
+#: `action_name` by record identity, with the record (which keeps the identity taken): the structural test reads the
+#: name of every step of the story after each action of a rollout once imp = m, and the sampler's records are
+#: memoised (`_record`), so the same few records come back again and again; the name costs several lookups (issue #28)
+_NAMES: dict[int, tuple[Action, str]] = {}
+
+
+def _name_of(a: Action) -> str:
+    """`action_name(a)`, memoised by identity."""
+    hit = _NAMES.get(id(a))
+    if hit is not None and hit[0] is a:
+        return hit[1]
+    if len(_NAMES) >= 50000:
+        _NAMES.clear()
+    name = action_name(a)
+    _NAMES[id(a)] = (a, name)
+    return name
+
+
 @dataclass(frozen=True)
 class Conditions:
     """The structural predicates of a setting (§7.1), evaluated on a story."""
@@ -93,7 +111,10 @@ class Conditions:
     def counts(self, s: Story) -> tuple[int, int, int, int]:
         """(important, differentiating, modified, sentences)."""
         diff_names = self.aset.differentiating
-        diff = sum(1 for st in s.steps if action_name(st.action) in diff_names)
+        diff = 0
+        for x in s.steps:
+            if _name_of(x.action) in diff_names:
+                diff += 1
         return s.num_important, diff, s.num_modified, len(s)
 
     def structural(self, s: Story) -> bool:
@@ -107,9 +128,10 @@ class Conditions:
             return False
         diff_names = self.aset.differentiating
         for x in s.steps:  # a loop, not any(generator): this runs after most actions once imp = m
-            if action_name(x.action) in diff_names:
+            if _name_of(x.action) in diff_names:
                 return True
         return False
+
 
     def is_desired(self, s: Story) -> bool:
         return len(s) <= self.setting.max_sentences and self.structural(s)
