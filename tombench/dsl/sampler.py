@@ -110,12 +110,16 @@ class Conditions:
 
     def counts(self, s: Story) -> tuple[int, int, int, int]:
         """(important, differentiating, modified, sentences)."""
+        return s.num_important, self.count_differentiating(s.steps), s.num_modified, len(s)
+
+    def count_differentiating(self, steps: Sequence[Step]) -> int:
+        """How many of `steps` are of a differentiating type (the search counts every neighbour's added steps)."""
         diff_names = self.aset.differentiating
         diff = 0
-        for x in s.steps:
+        for x in steps:
             if _name_of(x.action) in diff_names:
                 diff += 1
-        return s.num_important, diff, s.num_modified, len(s)
+        return diff
 
     def structural(self, s: Story) -> bool:
         """S(s): imp = m, diff >= 1, enough people and rooms, at most one modifier (at least one if asymmetric)."""

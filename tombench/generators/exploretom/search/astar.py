@@ -222,6 +222,14 @@ def _features(story: Story, cond: Conditions) -> tuple[int, int, int, int]:
     return diff, imp, len(story.state.people), len(story.state.rooms_involved)
 
 
+def _child_features(parent: tuple[int, int, int, int], child: Story, base_steps: int,
+                    cond: Conditions) -> tuple[int, int, int, int]:
+    """`_features(child, cond)` for a child that extends the parent of features `parent` (its first `base_steps`
+    steps): the differentiating steps counted on the added steps only."""
+    diff = parent[0] + cond.count_differentiating(child.steps[base_steps:])
+    return diff, child.num_important, len(child.state.people), len(child.state.rooms_involved)
+
+
 def _weight(parent: tuple[int, int, int, int], child: tuple[int, int, int, int], cond: Conditions, scheme: WeightScheme) -> float:
     if scheme == "random":
         return 1.0
@@ -255,7 +263,11 @@ def _weighted_order(items: list[Story], weights: list[float], rng: random.Random
 
 
 def _neighbours(story: Story, cond: Conditions, config: SearchConfig, n: int, rng: random.Random) -> list[Story]:
-    """50n rollouts of at most k actions (stopping at S); keep new, not never-desired, distinct children, ordered."""
+    """50n rollouts of at most k actions (stopping at S); keep new, not never-desired, distinct children, ordered.
+
+    Children are told apart by the text of their added steps (they all begin with `story`'s, so equal added text is
+    equal text) and weighed by features counted on the added steps only: the parent's part is the same for all
+    (issue #28 point 2; the same children, order and draws as rendering and counting each child whole)."""
     base_steps = len(story.steps)
     seen: set[str] = set()
     children: list[Story] = []
@@ -266,13 +278,13 @@ def _neighbours(story: Story, cond: Conditions, config: SearchConfig, n: int, rn
         c = batch.draw(rng)
         if type(c) is int or len(c.steps) == base_steps or cond.never_desired(c):
             continue
-        t = c.text
+        t = " ".join([x for step in c.steps[base_steps:] for x in step.sentences])
         if t in seen:
             continue
         seen.add(t)
         children.append(c)
     pf = _features(story, cond)
-    weights = [_weight(pf, _features(c, cond), cond, config.weights) for c in children]
+    weights = [_weight(pf, _child_features(pf, c, base_steps, cond), cond, config.weights) for c in children]
     return _weighted_order(children, weights, rng, 2 * n)
 
 
