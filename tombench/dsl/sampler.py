@@ -124,18 +124,17 @@ class Conditions:
     def structural(self, s: Story) -> bool:
         """S(s): imp = m, diff >= 1, enough people and rooms, at most one modifier (at least one if asymmetric)."""
         st = self.setting
-        if s.num_important != st.moves or s.num_modified > 1:
+        mods = s._mods  # the counters read directly (num_important, num_modified): this runs after most actions
+        if s._imp != st.moves or mods > 1 or (mods < 1 and self.aset.asymmetric):
             return False
-        if self.aset.asymmetric and s.num_modified < 1:
-            return False
-        if len(s.state.people) < st.people or len(s.state.rooms_involved) < st.rooms:
+        state = s.state
+        if len(state.people) < st.people or len(state.rooms_involved) < st.rooms:
             return False
         diff_names = self.aset.differentiating
         for x in s.steps:  # a loop, not any(generator): this runs after most actions once imp = m
             if _name_of(x.action) in diff_names:
                 return True
         return False
-
 
     def is_desired(self, s: Story) -> bool:
         return len(s) <= self.setting.max_sentences and self.structural(s)
