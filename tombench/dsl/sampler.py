@@ -956,11 +956,11 @@ def _extend(
 ) -> str | None:
     """The loop of `rollout`, extending `s` in place. Returns the type of the doomed draw it stopped at, else None.
 
-    With `skip_doomed` (for `random_story`, whose `finished` is S or N and which keeps only desired stories), a
-    drawn valid action that would make the story never-desired is not applied: the rollout ends there, with the
-    random numbers it would have consumed (N ends it anyway), and `s` lacks that last action. About 84% of
-    all+asymmetric rollouts end that way (a second modified action), and applying the action costs more than
-    drawing it.
+    With `skip_doomed` (for callers whose `finished` is S or N and which keep only desired stories, or only count the
+    others: `random_story`, refinement, the search's `Rollouts` batches), a drawn valid action that would make the
+    story never-desired is not applied: the rollout ends there, with the random numbers it would have consumed (N
+    ends it anyway), and `s` lacks that last action. About 84% of all+asymmetric rollouts from the empty story end
+    that way (a second modified action), and applying the action costs more than drawing it.
     """
     allowed = conditions.aset.allowed
     kinds = _kinds_of(allowed)
