@@ -252,9 +252,11 @@ def test_rollout_skipping_doomed_draws_keeps_every_desired_story_and_draw(
 
 
 def test_rollout_skips_doomed_draws_only_at_its_default_stop() -> None:
+    """S or N is the default end; stop=S spells the same end (`Conditions.finished`), any other stop cannot skip."""
     cond = Conditions.of(Setting.make("tomi", 2, 2))
+    rollout(Story(DEFAULT_CONTEXT), cond, random.Random(0), stop=cond.structural, skip_doomed=True)
     with pytest.raises(ValueError, match="default stop"):
-        rollout(Story(DEFAULT_CONTEXT), cond, random.Random(0), stop=cond.structural, skip_doomed=True)
+        rollout(Story(DEFAULT_CONTEXT), cond, random.Random(0), stop=lambda s: False, skip_doomed=True)
 
 
 # ---------------------------------------------------------------------------------------------------- golden digest
