@@ -13,15 +13,18 @@ import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-from tombench.dsl import Conditions, Story, rollout
+from tombench.dsl import Conditions, Question, Story, rollout
+from tombench.dsl.deferred import belief_free
 from tombench.generators.exploretom.search.diversity import select_distinct, shape_similarity, story_shape
 from tombench.generators.exploretom.search.evaluator import (
     Evaluator,
     NodeEval,
+    QKey,
     Rates,
+    _candidates,
     _expected_calls_of,
+    _mention,
     _p_harder,
-    _qkey,
     _ranked_goals,
 )
 
@@ -79,7 +82,11 @@ REFINE_GIVE_UP = 1.0
 def _drop_one(parent: Story, cond: Conditions, rng: random.Random) -> Story:
     """`parent` without one random action, replayed: later actions that became invalid are skipped (a rollout then
     completes it). Unlike a cut, this keeps the story's ending, where a recency-minded reader looks."""
-    skip = rng.randrange(len(parent.steps))
+    return _dropped(parent, cond, rng.randrange(len(parent.steps)))
+
+
+def _dropped(parent: Story, cond: Conditions, skip: int) -> Story:
+    """`parent` replayed without its action `skip` (`_drop_one`; `_Edits` keeps it to copy from)."""
     s = Story(parent.context)
     for i, a in enumerate(parent.actions):
         if i != skip:
@@ -87,6 +94,43 @@ def _drop_one(parent: Story, cond: Conditions, rng: random.Random) -> Story:
             if cond.never_desired(s):
                 break
     return s
+
+
+class _Edits:
+    """The edits of the hardest goals replayed once each, copied for every child drawn from them.
+
+    Why: an edit (a cut at k, or action `skip` dropped) depends on its parent and that number alone, and the few
+    parents (REFINE_PARENTS per open context) give the same edits again and again; replaying one through the
+    tracker cost more than copying it, and in a belief-free action set (`belief_free`: no tells) the copy defers
+    its beliefs to the replay of the rollout's own actions (`Story.copy(defer_beliefs=True)`, `tombench.dsl.deferred`)
+    and copies no belief store at all. The copies are the stories the replay gave: same steps, same state.
+    """
+
+    #: edits kept at most (the parents change as the search goes; a cleared cache only replays again)
+    LIMIT = 4096
+
+    def __init__(self, cond: Conditions) -> None:
+        self.cond = cond
+        self.defer = belief_free(cond.aset.allowed)
+        self._made: dict[tuple[int, str, int], tuple[Story, Story]] = {}
+
+    def cut(self, parent: Story, k: int) -> Story:
+        """A copy of `parent`'s first `k` actions."""
+        return self._copy(parent, "cut", k)
+
+    def drop(self, parent: Story, skip: int) -> Story:
+        """A copy of `parent` without its action `skip` (`_dropped`)."""
+        return self._copy(parent, "drop", skip)
+
+    def _copy(self, parent: Story, how: str, n: int) -> Story:
+        key = (id(parent), how, n)
+        hit = self._made.get(key)
+        if hit is None or hit[0] is not parent:
+            if len(self._made) >= self.LIMIT:
+                self._made.clear()
+            made = Story(parent.context, parent.actions[:n]) if how == "cut" else _dropped(parent, self.cond, n)
+            hit = self._made[key] = (parent, made)
+        return hit[1].copy(defer_beliefs=self.defer)
 
 
 #: added to a pruning threshold to keep a child that *ties* the kept story it would replace (g = bar exactly):
@@ -229,15 +273,22 @@ class _Entry:
 
     __slots__ = ("child", "ctx", "text", "cost", "shape", "keys", "seq", "born", "close_key", "close")
 
-    def __init__(self, child: Story, ev: Evaluator, seq: int, born: int) -> None:
-        self.child, self.ctx, self.text = child, child.context.id, child.text
+    def __init__(self, child: Story, text: str, ev: Evaluator, seq: int, born: int) -> None:
+        self.child, self.ctx, self.text = child, child.context.id, text
         self.cost = ev.cost(child)
         self.shape = story_shape(child)
-        self.keys = [_qkey(q, child) for q in ev.plan(child)[0]]
+        self.keys = _keys(child, text, ev.plan(child)[0])
         #: draw order (ties in the ranking go to the earlier draw) and the round it was drawn in
         self.seq, self.born = seq, born
         self.close_key: object = None
         self.close = 0.0
+
+
+def _keys(story: Story, text: str, qs: Sequence[Question]) -> list[QKey]:
+    """`_qkey` of each of `story`'s questions `qs`, the story's text (`text`) joined once, not once per question:
+    refinement keys every question of every story it pools (a dozen per story)."""
+    return [(q.kind, bool(q.interesting), bool(q.false_belief), _mention(text, q.answer, _candidates(story, q)))
+            for q in qs]
 
 
 class _Refinement:
@@ -263,6 +314,7 @@ class _Refinement:
         self.pool: list[_Entry] = []
         self.texts: set[str] = set()
         self.shapes: dict[int, frozenset[str]] = {}
+        self.edits = _Edits(cond)
 
     async def run(self) -> None:
         while self.ev.used < self.config.budget and self.misses < REFINE_PATIENCE:
@@ -304,7 +356,7 @@ class _Refinement:
             if not self.cond.is_desired(child) or (text := child.text) in self.ev.cache or text in self.texts:
                 self.misses += 1
                 continue
-            entry = _Entry(child, self.ev, self.drawn, self.rounds)
+            entry = _Entry(child, text, self.ev, self.drawn, self.rounds)
             self.drawn += 1
             if self._screen(entry, kept, None) is None:
                 self.misses += 1  # it would replace a story at accuracy 0 without being more different: useless
@@ -323,11 +375,12 @@ class _Refinement:
         if not parents or (REFINE_FRESH and self.rng.random() < REFINE_FRESH):
             child = Story(open_roots[self.fresh_drawn % len(open_roots)].context)
             self.fresh_drawn += 1
-        elif self.rng.random() < 0.5:
-            child = _drop_one(self.rng.choice(parents), self.cond, self.rng)
+        elif self.rng.random() < 0.5:  # `_drop_one`, its replay copied (`_Edits`)
+            parent = self.rng.choice(parents)
+            child = self.edits.drop(parent, self.rng.randrange(len(parent.steps)))
         else:
             parent = self.rng.choice(parents)
-            child = Story(parent.context, parent.actions[: self.rng.randrange(len(parent.steps))])
+            child = self.edits.cut(parent, self.rng.randrange(len(parent.steps)))
         return rollout(child, self.cond, self.rng, copy=False, skip_doomed=True)
 
     def _rank(self, kept: _Kept, rates: Rates) -> list[_Draw]:
