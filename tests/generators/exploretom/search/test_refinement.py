@@ -1,4 +1,5 @@
-"""Improved mode's refinement: its edits copied from replays made once, and its question keys (issue #28 point 2)."""
+"""Improved mode's refinement: its edits copied from replays made once, its question keys, and its rates brought up
+to date part by part (issue #28 point 2)."""
 
 from __future__ import annotations
 
@@ -8,8 +9,8 @@ import pytest
 
 from tombench.dsl import DEFAULT_CONTEXT, Conditions, Setting, Story, random_story, rollout
 from tombench.dsl.deferred import belief_free
-from tombench.generators.exploretom.search.evaluator import _qkey
-from tombench.generators.exploretom.search.refinement import _dropped, _Edits, _keys
+from tombench.generators.exploretom.search.evaluator import NodeEval, Rates, _qkey
+from tombench.generators.exploretom.search.refinement import _added, _dropped, _Edits, _keys
 
 
 def _parent(story_type: str, seed: int = 0) -> tuple[Story, Conditions]:
@@ -70,3 +71,26 @@ def test_keys_are_the_evaluators_question_keys(story_type: str) -> None:
         assert _keys(story, story.text, qs) == [_qkey(q, story) for q in qs]
         kinds |= {q.answer_type for q in qs}
     assert len(kinds) >= 2  # room or yes/no questions beside the container ones
+
+
+def _node(i: int, rng: random.Random) -> NodeEval:
+    kinds = ["container", "room", "yes_no"]
+    qs = [{"kind": rng.choice(kinds), "interesting": rng.random() < 0.5, "false_belief": rng.random() < 0.3,
+           "mention": rng.choice([None, "first", "last", "yes"]), "correct": rng.random() < 0.6}
+          for _ in range(rng.randrange(0, 6))]
+    return NodeEval(i, f"story {i}", 0.5, 0.0, 0.5, 1, True, qs, shortcut=rng.random() < 0.1)
+
+
+def test_rates_added_part_by_part_are_the_rates_of_the_whole_trace() -> None:
+    rng = random.Random(0)
+    trace = [_node(i, rng) for i in range(60)]
+    rates = None
+    for a, b in ((0, 7), (7, 7), (7, 30), (30, 60)):
+        before = None if rates is None else (dict(rates.fine), {k: list(c) for k, c in rates.fine.items()})
+        rates = _added(rates, Rates(trace[a:b]))
+        whole = Rates(trace[:b])
+        assert rates.fine == whole.fine and rates.coarse == whole.coarse
+        if before is not None:  # the earlier object is left as it was
+            assert {k: list(c) for k, c in before[0].items()} == before[1]
+    keys = {_qkey(q) for n in trace for q in n.questions} | {("room", True, True, "middle")}
+    assert all(rates.get(k) == Rates(trace).get(k) for k in keys)
