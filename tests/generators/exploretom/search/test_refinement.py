@@ -68,7 +68,7 @@ def test_keys_are_the_evaluators_question_keys(story_type: str) -> None:
     for seed in range(5):
         story, _ = _parent(story_type, seed)
         qs = story.questions(first_order_room_questions=True)
-        assert _keys(story, story.text, qs) == [_qkey(q, story) for q in qs]
+        assert _keys(story, story.text, qs) == tuple(_qkey(q, story) for q in qs)
         kinds |= {q.answer_type for q in qs}
     assert len(kinds) >= 2  # room or yes/no questions beside the container ones
 

@@ -299,11 +299,11 @@ def _added(rates: Rates | None, more: Rates) -> Rates:
     return out
 
 
-def _keys(story: Story, text: str, qs: Sequence[Question]) -> list[QKey]:
+def _keys(story: Story, text: str, qs: Sequence[Question]) -> tuple[QKey, ...]:
     """`_qkey` of each of `story`'s questions `qs`, the story's text (`text`) joined once, not once per question:
-    refinement keys every question of every story it pools (a dozen per story)."""
-    return [(q.kind, bool(q.interesting), bool(q.false_belief), _mention(text, q.answer, _candidates(story, q)))
-            for q in qs]
+    refinement keys every question of every story it pools (a dozen per story). A tuple: `_rank` looks it up."""
+    return tuple((q.kind, bool(q.interesting), bool(q.false_belief), _mention(text, q.answer, _candidates(story, q)))
+                 for q in qs)
 
 
 class _Refinement:
@@ -417,8 +417,11 @@ class _Refinement:
         """Every pooled draw screened against this round's kept set and rates (`_screen`), most promising first
         (draw order on ties); the useless and those past `screen` per child asked leave the pool."""
         ranked: list[_Draw] = []
+        # a draw's chance per call depends on its question keys and its bar alone, and within a round most pooled
+        # draws share both with another (4 in 5 on issue #28's grid): computed once per pair
+        per_call: dict[tuple[tuple[QKey, ...], float | None], float] = {}
         for e in self.pool:
-            draw = self._screen(e, kept, rates)
+            draw = self._screen(e, kept, rates, per_call)
             if draw is not None:
                 ranked.append(draw)
         ranked.sort(key=lambda d: (d.promise, d.entry.seq))
@@ -427,10 +430,11 @@ class _Refinement:
         self.texts = {e.text for e in self.pool}
         return ranked
 
-    def _screen(self, e: _Entry, kept: _Kept, rates: Rates | None) -> _Draw | None:
+    def _screen(self, e: _Entry, kept: _Kept, rates: Rates | None,
+                known: dict[tuple[tuple[QKey, ...], float | None], float] | None = None) -> _Draw | None:
         """A pooled child's bar and promise, predicted from this target's answers so far (`rates`; None: only test
         that it is of use); None when it could only replace a kept story at accuracy 0 without being more
-        different."""
+        different. `known`: the chances per call already worked out at these rates, by (keys, bar)."""
         if e.close_key != kept.key:
             e.close, e.close_key = kept.closeness(e.ctx, e.shape), kept.key
         bar = kept.threshold(e.ctx, e.close)
@@ -438,8 +442,12 @@ class _Refinement:
             return None
         if rates is None:
             return _Draw(e, 0.0, bar, 0.0)
-        ps = [rates.get(k) for k in e.keys]  # each question's rate, once for both estimates
-        per_call = _p_harder(ps, bar) / max(_expected_calls_of(ps, bar), 1.0)
+        per_call = None if known is None else known.get((e.keys, bar))
+        if per_call is None:
+            ps = [rates.get(k) for k in e.keys]  # each question's rate, once for both estimates
+            per_call = _p_harder(ps, bar) / max(_expected_calls_of(ps, bar), 1.0)
+            if known is not None:
+                known[(e.keys, bar)] = per_call
         return _Draw(e, _promise(per_call, e.close, self.config.max_similarity), bar, per_call)
 
     def _pick(self, ranked: list[_Draw]) -> tuple[list[Story], list[float | None], float]:
