@@ -8,8 +8,8 @@ Takes `bench_search.py`'s options and adds methods that run improved A* with oth
 
 * "A* improved (per round)": a top-up of `screen` (16) per asked child and draws that live one round: the
   refinement as it was before the pool, draw for draw (the same kept stories on issue #28's grid);
-* "A* improved (top-up 2)", "A* improved (top-up 3)": 2 or 3 new draws per asked child instead of 4 (issue #28
-  point 2: the top-up sets most of improved mode's CPU per call).
+* "A* improved (top-up 2)", "A* improved (top-up 3)", "A* improved (top-up 4)": 2, 3 or 4 new draws per asked
+  child (issue #28 point 2: the top-up sets most of improved mode's CPU per call; 3 is the default, 4 was before).
 
 `RUN_SEED_OFFSET=1000` in the environment shifts every run seed by that much (another run on the same settings
 without re-running the first, as `--repeats` would). Prints bench_search's tables; asserts nothing.
