@@ -56,10 +56,12 @@ REFINE_SCREEN = 16
 #: keeps the unasked draws of earlier rounds (up to `screen` per child asked, REFINE_POOL_AGE rounds at most),
 #: re-ranked every round against the kept set and rates of that round, so a round draws this many per child asked
 #: instead of `screen`: the CPU of the draws (rollouts are most of improved mode's CPU) falls with it
-#: (docs/search.md, "Improved mode"; docs/scale.md). 3, not 4: a third less CPU per model call on issue #28's grid
-#: with the kept stories as hard and as diverse on the held-out seeds 3 and 4 (within a point of 4 against
-#: recency, primacy and random); 2 halved the CPU but lost 4.4 points against recency on seed 4
-REFINE_TOPUP = 3
+#: (docs/search.md, "Improved mode"; docs/scale.md). On average: a round draws int(top-up x children asked).
+#: 3.5, not 4: 30% less CPU per model call on issue #28's grid, and on the held-out seeds 3 and 4 the kept stories
+#: within a point of 4's against recency in 3 runs, as hard against primacy, more diverse than pooled
+#: over-generation's in all 8; 3 took 40% off but lost 2.3 points against recency in one run, 2 halved it and
+#: lost 4.4 (docs/search.md, "Why these pieces")
+REFINE_TOPUP = 3.5
 
 #: refinement: rounds a draw stays in the pool unasked before it is dropped (the kept set and the rates it was
 #: ranked by have moved on; an edit's parent may no longer be kept)
@@ -109,7 +111,7 @@ class _Edits:
     """
 
     #: edits kept at most (the parents change as the search goes; a cleared cache only replays again)
-    LIMIT = 4096
+    LIMIT = 1024
 
     def __init__(self, cond: Conditions) -> None:
         self.cond = cond
@@ -377,7 +379,7 @@ class _Refinement:
         done = kept.done()
         open_roots = [self.root_of[c] for c in kept.open] or self.roots
         new = 0
-        while new < min(self.config.screen, REFINE_TOPUP) * self.want and self.misses < REFINE_PATIENCE:
+        while new < int(min(self.config.screen, REFINE_TOPUP) * self.want) and self.misses < REFINE_PATIENCE:
             # a round's draws take a while: let the event loop hand other searches' answers back and send their
             # next questions every few draws (nothing of this search changes meanwhile: its questions are in)
             self.attempts += 1
