@@ -478,10 +478,9 @@ def parse_structure(text: str, context: Context | None = None, *, dialect: Diale
     story = Story(ctx)
     for r in raws:
         action = _action(r, ctx)
-        reason = story.check(action)
-        if reason is not None:
-            raise StoryParseError(f"impossible action: {reason}", r.sentence, r.index)
-        step = story.apply(action)
+        step = story.try_apply(action)  # one check per action: the reason is looked up only for an error
+        if step is None:
+            raise StoryParseError(f"impossible action: {story.check(action)}", r.sentence, r.index)
         if step.sentence != r.sentence or step.modifier != r.modifier:
             raise StoryParseError(f"re-renders differently, as {step.sentence!r}", r.sentence, r.index)
     return story

@@ -13,15 +13,18 @@ import random
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-from tombench.dsl import Conditions, Story, rollout
+from tombench.dsl import Conditions, Question, Story, rollout
+from tombench.dsl.deferred import belief_free
 from tombench.generators.exploretom.search.diversity import select_distinct, shape_similarity, story_shape
 from tombench.generators.exploretom.search.evaluator import (
     Evaluator,
     NodeEval,
+    QKey,
     Rates,
+    _candidates,
     _expected_calls_of,
+    _mention,
     _p_harder,
-    _qkey,
     _ranked_goals,
 )
 
@@ -53,8 +56,12 @@ REFINE_SCREEN = 16
 #: keeps the unasked draws of earlier rounds (up to `screen` per child asked, REFINE_POOL_AGE rounds at most),
 #: re-ranked every round against the kept set and rates of that round, so a round draws this many per child asked
 #: instead of `screen`: the CPU of the draws (rollouts are most of improved mode's CPU) falls with it
-#: (docs/search.md, "Improved mode"; docs/scale.md)
-REFINE_TOPUP = 4
+#: (docs/search.md, "Improved mode"; docs/scale.md). On average: a round draws int(top-up x children asked).
+#: 3.5, not 4: 30% less CPU per model call on issue #28's grid, and on the held-out seeds 3 and 4 the kept stories
+#: within a point of 4's against recency in 3 runs, as hard against primacy, more diverse than pooled
+#: over-generation's in all 8; 3 took 40% off but lost 2.3 points against recency in one run, 2 halved it and
+#: lost 4.4 (docs/search.md, "Why these pieces")
+REFINE_TOPUP = 3.5
 
 #: refinement: rounds a draw stays in the pool unasked before it is dropped (the kept set and the rates it was
 #: ranked by have moved on; an edit's parent may no longer be kept)
@@ -79,7 +86,11 @@ REFINE_GIVE_UP = 1.0
 def _drop_one(parent: Story, cond: Conditions, rng: random.Random) -> Story:
     """`parent` without one random action, replayed: later actions that became invalid are skipped (a rollout then
     completes it). Unlike a cut, this keeps the story's ending, where a recency-minded reader looks."""
-    skip = rng.randrange(len(parent.steps))
+    return _dropped(parent, cond, rng.randrange(len(parent.steps)))
+
+
+def _dropped(parent: Story, cond: Conditions, skip: int) -> Story:
+    """`parent` replayed without its action `skip` (`_drop_one`; `_Edits` keeps it to copy from)."""
     s = Story(parent.context)
     for i, a in enumerate(parent.actions):
         if i != skip:
@@ -87,6 +98,43 @@ def _drop_one(parent: Story, cond: Conditions, rng: random.Random) -> Story:
             if cond.never_desired(s):
                 break
     return s
+
+
+class _Edits:
+    """The edits of the hardest goals replayed once each, copied for every child drawn from them.
+
+    Why: an edit (a cut at k, or action `skip` dropped) depends on its parent and that number alone, and the few
+    parents (REFINE_PARENTS per open context) give the same edits again and again; replaying one through the
+    tracker cost more than copying it, and in a belief-free action set (`belief_free`: no tells) the copy defers
+    its beliefs to the replay of the rollout's own actions (`Story.copy(defer_beliefs=True)`, `tombench.dsl.deferred`)
+    and copies no belief store at all. The copies are the stories the replay gave: same steps, same state.
+    """
+
+    #: edits kept at most (the parents change as the search goes; a cleared cache only replays again)
+    LIMIT = 1024
+
+    def __init__(self, cond: Conditions) -> None:
+        self.cond = cond
+        self.defer = belief_free(cond.aset.allowed)
+        self._made: dict[tuple[int, str, int], tuple[Story, Story]] = {}
+
+    def cut(self, parent: Story, k: int) -> Story:
+        """A copy of `parent`'s first `k` actions."""
+        return self._copy(parent, "cut", k)
+
+    def drop(self, parent: Story, skip: int) -> Story:
+        """A copy of `parent` without its action `skip` (`_dropped`)."""
+        return self._copy(parent, "drop", skip)
+
+    def _copy(self, parent: Story, how: str, n: int) -> Story:
+        key = (id(parent), how, n)
+        hit = self._made.get(key)
+        if hit is None or hit[0] is not parent:
+            if len(self._made) >= self.LIMIT:
+                self._made.clear()
+            made = Story(parent.context, parent.actions[:n]) if how == "cut" else _dropped(parent, self.cond, n)
+            hit = self._made[key] = (parent, made)
+        return hit[1].copy(defer_beliefs=self.defer)
 
 
 #: added to a pruning threshold to keep a child that *ties* the kept story it would replace (g = bar exactly):
@@ -201,8 +249,8 @@ async def refine(roots: Sequence[Story], cond: Conditions, ev: Evaluator, config
     then. Each round adds REFINE_TOPUP draws per child it asks to a pool of screened draws not asked yet (drawn
     before any is asked: deterministic for a seed whatever the order of responses), ranks the whole pool against
     the kept set and rates of the round, and asks its `4 * width` most promising together; the rest wait, up to
-    REFINE_POOL_AGE rounds and `screen` per child asked (drawing is most of the CPU: the pool spends a quarter of the
-    draws that drawing `screen` anew every round did; docs/scale.md). With `prune` (calls budget), a child's questions stop once it cannot beat the
+    REFINE_POOL_AGE rounds and `screen` per child asked (drawing is most of the CPU: the pool spends about a fifth of
+    the draws that drawing `screen` anew every round did; docs/scale.md). With `prune` (calls budget), a child's questions stop once it cannot beat the
     kept story it would replace (`_Kept.threshold`), or once going on is worth less per call than the best draw
     left unasked (`REFINE_GIVE_UP`). Once every kept story is at accuracy 0 it draws fresh stories only and looks
     for other stories at 0 less alike the kept ones (`_Kept.threshold`), until the budget or its patience ends.
@@ -229,15 +277,37 @@ class _Entry:
 
     __slots__ = ("child", "ctx", "text", "cost", "shape", "keys", "seq", "born", "close_key", "close")
 
-    def __init__(self, child: Story, ev: Evaluator, seq: int, born: int) -> None:
-        self.child, self.ctx, self.text = child, child.context.id, child.text
+    def __init__(self, child: Story, text: str, ev: Evaluator, seq: int, born: int) -> None:
+        self.child, self.ctx, self.text = child, child.context.id, text
         self.cost = ev.cost(child)
         self.shape = story_shape(child)
-        self.keys = [_qkey(q, child) for q in ev.plan(child)[0]]
+        self.keys = _keys(child, text, ev.plan(child)[0])
         #: draw order (ties in the ranking go to the earlier draw) and the round it was drawn in
         self.seq, self.born = seq, born
         self.close_key: object = None
         self.close = 0.0
+
+
+def _added(rates: Rates | None, more: Rates) -> Rates:
+    """The rates of two parts of a trace together (`Rates` of the whole: the same counts), in a new object: an
+    earlier round's rates stay as they were."""
+    if rates is None:
+        return more
+    out = Rates(())
+    for old, new, table in ((rates.fine, more.fine, out.fine), (rates.coarse, more.coarse, out.coarse)):
+        table.update({k: c.copy() for k, c in old.items()})  # type: ignore[attr-defined]
+        for k, (right, asked) in new.items():
+            c = table.setdefault(k, [0, 0])  # type: ignore[attr-defined]
+            c[0] += right
+            c[1] += asked
+    return out
+
+
+def _keys(story: Story, text: str, qs: Sequence[Question]) -> tuple[QKey, ...]:
+    """`_qkey` of each of `story`'s questions `qs`, the story's text (`text`) joined once, not once per question:
+    refinement keys every question of every story it pools (a dozen per story). A tuple: `_rank` looks it up."""
+    return tuple((q.kind, bool(q.interesting), bool(q.false_belief), _mention(text, q.answer, _candidates(story, q)))
+                 for q in qs)
 
 
 class _Refinement:
@@ -263,11 +333,15 @@ class _Refinement:
         self.pool: list[_Entry] = []
         self.texts: set[str] = set()
         self.shapes: dict[int, frozenset[str]] = {}
+        self.edits = _Edits(cond)
+        #: the trace nodes `_update` has read, and what it made of them
+        self.seen = 0
+        self.kept: _Kept | None = None
+        self.rates: Rates | None = None
 
     async def run(self) -> None:
         while self.ev.used < self.config.budget and self.misses < REFINE_PATIENCE:
-            kept = _Kept(self.ev, self.config, list(self.root_of), self.shapes)
-            rates = Rates(self.ev.trace)
+            kept, rates = self._update()
             self._expire()
             await self._top_up(kept)
             ranked = self._rank(kept, rates)
@@ -279,6 +353,18 @@ class _Refinement:
             await self.ev.evaluate_pruned(batch, self.rng, limits, give_up, rates)  # nothing was asked since `rates`
             if self.ev.used == before:
                 self.misses += len(batch)  # every child pruned before its first question: count them as fruitless draws
+
+    def _update(self) -> tuple[_Kept, Rates]:
+        """This round's kept set and rates, from the nodes the trace gained since the last round (every one of them
+        answered: a round awaits its questions). Why: both were rebuilt from the whole trace every round, a few
+        percent of improved mode's CPU; the kept set depends on the goals alone, and most rounds add none (their
+        children are pruned), and the rates are counts, which add up."""
+        new = self.ev.trace[self.seen:]
+        self.seen += len(new)
+        if self.kept is None or any(x.is_goal for x in new):
+            self.kept = _Kept(self.ev, self.config, list(self.root_of), self.shapes)
+        self.rates = _added(self.rates, Rates(new))
+        return self.kept, self.rates
 
     def _expire(self) -> None:
         """Drop the pooled draws older than REFINE_POOL_AGE rounds (before the top-up: a new draw may repeat one)."""
@@ -293,7 +379,7 @@ class _Refinement:
         done = kept.done()
         open_roots = [self.root_of[c] for c in kept.open] or self.roots
         new = 0
-        while new < min(self.config.screen, REFINE_TOPUP) * self.want and self.misses < REFINE_PATIENCE:
+        while new < int(min(self.config.screen, REFINE_TOPUP) * self.want) and self.misses < REFINE_PATIENCE:
             # a round's draws take a while: let the event loop hand other searches' answers back and send their
             # next questions every few draws (nothing of this search changes meanwhile: its questions are in)
             self.attempts += 1
@@ -304,7 +390,7 @@ class _Refinement:
             if not self.cond.is_desired(child) or (text := child.text) in self.ev.cache or text in self.texts:
                 self.misses += 1
                 continue
-            entry = _Entry(child, self.ev, self.drawn, self.rounds)
+            entry = _Entry(child, text, self.ev, self.drawn, self.rounds)
             self.drawn += 1
             if self._screen(entry, kept, None) is None:
                 self.misses += 1  # it would replace a story at accuracy 0 without being more different: useless
@@ -323,19 +409,23 @@ class _Refinement:
         if not parents or (REFINE_FRESH and self.rng.random() < REFINE_FRESH):
             child = Story(open_roots[self.fresh_drawn % len(open_roots)].context)
             self.fresh_drawn += 1
-        elif self.rng.random() < 0.5:
-            child = _drop_one(self.rng.choice(parents), self.cond, self.rng)
+        elif self.rng.random() < 0.5:  # `_drop_one`, its replay copied (`_Edits`)
+            parent = self.rng.choice(parents)
+            child = self.edits.drop(parent, self.rng.randrange(len(parent.steps)))
         else:
             parent = self.rng.choice(parents)
-            child = Story(parent.context, parent.actions[: self.rng.randrange(len(parent.steps))])
+            child = self.edits.cut(parent, self.rng.randrange(len(parent.steps)))
         return rollout(child, self.cond, self.rng, copy=False, skip_doomed=True)
 
     def _rank(self, kept: _Kept, rates: Rates) -> list[_Draw]:
         """Every pooled draw screened against this round's kept set and rates (`_screen`), most promising first
         (draw order on ties); the useless and those past `screen` per child asked leave the pool."""
         ranked: list[_Draw] = []
+        # a draw's chance per call depends on its question keys and its bar alone, and within a round most pooled
+        # draws share both with another (4 in 5 on issue #28's grid): computed once per pair
+        per_call: dict[tuple[tuple[QKey, ...], float | None], float] = {}
         for e in self.pool:
-            draw = self._screen(e, kept, rates)
+            draw = self._screen(e, kept, rates, per_call)
             if draw is not None:
                 ranked.append(draw)
         ranked.sort(key=lambda d: (d.promise, d.entry.seq))
@@ -344,10 +434,11 @@ class _Refinement:
         self.texts = {e.text for e in self.pool}
         return ranked
 
-    def _screen(self, e: _Entry, kept: _Kept, rates: Rates | None) -> _Draw | None:
+    def _screen(self, e: _Entry, kept: _Kept, rates: Rates | None,
+                known: dict[tuple[tuple[QKey, ...], float | None], float] | None = None) -> _Draw | None:
         """A pooled child's bar and promise, predicted from this target's answers so far (`rates`; None: only test
         that it is of use); None when it could only replace a kept story at accuracy 0 without being more
-        different."""
+        different. `known`: the chances per call already worked out at these rates, by (keys, bar)."""
         if e.close_key != kept.key:
             e.close, e.close_key = kept.closeness(e.ctx, e.shape), kept.key
         bar = kept.threshold(e.ctx, e.close)
@@ -355,8 +446,12 @@ class _Refinement:
             return None
         if rates is None:
             return _Draw(e, 0.0, bar, 0.0)
-        ps = [rates.get(k) for k in e.keys]  # each question's rate, once for both estimates
-        per_call = _p_harder(ps, bar) / max(_expected_calls_of(ps, bar), 1.0)
+        per_call = None if known is None else known.get((e.keys, bar))
+        if per_call is None:
+            ps = [rates.get(k) for k in e.keys]  # each question's rate, once for both estimates
+            per_call = _p_harder(ps, bar) / max(_expected_calls_of(ps, bar), 1.0)
+            if known is not None:
+                known[(e.keys, bar)] = per_call
         return _Draw(e, _promise(per_call, e.close, self.config.max_similarity), bar, per_call)
 
     def _pick(self, ranked: list[_Draw]) -> tuple[list[Story], list[float | None], float]:
