@@ -21,10 +21,9 @@ from tombench.generators.exploretom.search.evaluator import (
     NodeEval,
     QKey,
     Rates,
-    _candidates,
     _expected_calls_of,
-    _mention,
     _p_harder,
+    _qkey,
     _ranked_goals,
 )
 
@@ -304,10 +303,9 @@ def _added(rates: Rates | None, more: Rates) -> Rates:
 
 
 def _keys(story: Story, text: str, qs: Sequence[Question]) -> tuple[QKey, ...]:
-    """`_qkey` of each of `story`'s questions `qs`, the story's text (`text`) joined once, not once per question:
+    """`_qkey` of each of `story`'s questions `qs`, with the story's text (`text`) joined once, not once per question:
     refinement keys every question of every story it pools (a dozen per story). A tuple: `_rank` looks it up."""
-    return tuple((q.kind, bool(q.interesting), bool(q.false_belief), _mention(text, q.answer, _candidates(story, q)))
-                 for q in qs)
+    return tuple(_qkey(q, story, text) for q in qs)
 
 
 class _Refinement:
