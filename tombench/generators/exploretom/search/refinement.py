@@ -390,9 +390,6 @@ class _Refinement:
                 continue
             entry = _Entry(child, text, self.ev, self.drawn, self.rounds)
             self.drawn += 1
-            if self._screen(entry, kept, None) is None:
-                self.misses += 1  # it would replace a story at accuracy 0 without being more different: useless
-                continue
             # free stories (no questions, shortcut) cannot end the phase
             self.misses = self.misses + 1 if entry.cost == 0 else 0
             self.pool.append(entry)
@@ -417,33 +414,28 @@ class _Refinement:
 
     def _rank(self, kept: _Kept, rates: Rates) -> list[_Draw]:
         """Every pooled draw screened against this round's kept set and rates (`_screen`), most promising first
-        (draw order on ties); the useless and those past `screen` per child asked leave the pool."""
+        (draw order on ties); those past `screen` per child asked leave the pool."""
         ranked: list[_Draw] = []
         # a draw's chance per call depends on its question keys and its bar alone, and within a round most pooled
         # draws share both with another (4 in 5 on issue #28's grid): computed once per pair
         per_call: dict[tuple[tuple[QKey, ...], float | None], float] = {}
         for e in self.pool:
-            draw = self._screen(e, kept, rates, per_call)
-            if draw is not None:
-                ranked.append(draw)
+            ranked.append(self._screen(e, kept, rates, per_call))
         ranked.sort(key=lambda d: (d.promise, d.entry.seq))
         del ranked[self.config.screen * self.want:]
         self.pool = [d.entry for d in ranked]
         self.texts = {e.text for e in self.pool}
         return ranked
 
-    def _screen(self, e: _Entry, kept: _Kept, rates: Rates | None,
-                known: dict[tuple[tuple[QKey, ...], float | None], float] | None = None) -> _Draw | None:
-        """A pooled child's bar and promise, predicted from this target's answers so far (`rates`; None: only test
-        that it is of use); None when it could only replace a kept story at accuracy 0 without being more
-        different. `known`: the chances per call already worked out at these rates, by (keys, bar)."""
+    def _screen(self, e: _Entry, kept: _Kept, rates: Rates,
+                known: dict[tuple[tuple[QKey, ...], float | None], float] | None = None) -> _Draw:
+        """A pooled child's bar and promise, predicted from this target's answers so far (`rates`). Every child can
+        pay: where the kept story it would replace is at accuracy 0, its bar lets only another story at 0 through
+        (`_Kept.threshold`), and the selection keeps the most different of those. `known`: the chances per call
+        already worked out at these rates, by (keys, bar)."""
         if e.close_key != kept.key:
             e.close, e.close_key = kept.closeness(e.ctx, e.shape), kept.key
         bar = kept.threshold(e.ctx, e.close)
-        if bar is not None and bar <= 0.0:
-            return None
-        if rates is None:
-            return _Draw(e, 0.0, bar, 0.0)
         per_call = None if known is None else known.get((e.keys, bar))
         if per_call is None:
             ps = [rates.get(k) for k in e.keys]  # each question's rate, once for both estimates
