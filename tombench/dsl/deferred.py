@@ -33,7 +33,9 @@ from tombench.dsl.tracker import (
     enter_sentence,
     leave_sentence,
     move_container_sentence,
+    move_container_world,
     move_room_sentence,
+    update_state_world,
 )
 from tombench.dsl.values import CONTAINER, NO_CONTAINER, ROOM
 
@@ -94,17 +96,7 @@ def deferred_copy(st: State) -> DeferredState:
     """A copy of `st` for a deferred rollout: its world-side fields copied, its beliefs replayed from `st` on
     demand (or from `st`'s own base when `st` is deferred too, so that deferral never nests)."""
     new = DeferredState.__new__(DeferredState)
-    d = new.__dict__
-    d["context"] = st.context
-    d["world"] = st.world.copy()
-    d["people"] = st.people.copy()
-    d["rooms_involved"] = st.rooms_involved.copy()
-    d["objects_seen"] = st.objects_seen.copy()
-    d["containers_seen"] = st.containers_seen.copy()
-    d["topics"] = st.topics.copy()
-    d["state_values"] = {k: v.copy() for k, v in st.state_values.items()} if st.state_values else {}
-    d["visibility"] = st.visibility.copy()
-    d["trajectories"] = {k: v.copy() for k, v in st.trajectories.items()} if st.trajectories else {}
+    d = st.copy_world_into(new)
     if type(st) is DeferredState:
         d["_base"] = st._base
         d["_pending"] = list(st._pending)
@@ -116,8 +108,11 @@ def deferred_copy(st: State) -> DeferredState:
 
 
 # ---------------------------------------------------------------------------------------------------- world effects
-# Each mirrors the tracker's `_apply_*` of the same record type minus every write to `fo` and `so` (broadcasts,
-# perception): `appear` becomes adding the person to `people`, in the same order.
+# Each is the tracker's `_apply_*` of the same record type minus every write to `fo` and `so` (broadcasts,
+# perception): `appear` becomes adding the person to `people`, in the same order. The two object actions share their
+# world writes with the tracker (`tracker.move_container_world`, `update_state_world`); entering, leaving and moving
+# to a room interleave the world writes with the broadcasts there, so their world writes are restated here
+# (tests/dsl/test_deferred.py is the contract).
 
 
 #: the steps rendered so far, by (record identity, the world value the sentence depends on): the sampler memoises its
@@ -169,42 +164,21 @@ def _leave_room(st: State, a: LeaveRoom, idx: int) -> Step:
 
 
 def _move_object_container(st: State, a: MoveObjectContainer, idx: int) -> Step:
-    p, o, c = a.actor, a.object, a.container
-    w = st.world
-    r = w[(p, ROOM)]
-    K, D = a.peekers, a.distracted
-    _appear(st, (p, *K, *D) if K or D else (p,))
-    if o not in st.objects_seen:
-        st.objects_seen.append(o)
-    if c not in st.containers_seen:
-        st.containers_seen.append(c)
-    w[(o, ROOM)] = r
-    w[(o, CONTAINER)] = c
-    w[(c, ROOM)] = r
-    _track(st, o, idx)
+    r = move_container_world(st, a, _appear)
+    _track(st, a.object, idx)
     key = (id(a), r)
     step = _STEPS.get(key)
     if step is None or step.action is not a:
-        sentence = move_container_sentence(p, o, c, r)
-        step = _remember(key, Step(a, sentence, _modifier(a) if K or D else None))
+        modified = a.peekers or a.distracted
+        sentence = move_container_sentence(a.actor, a.object, a.container, r)
+        step = _remember(key, Step(a, sentence, _modifier(a) if modified else None))
     return step
 
 
 def _update_object_state(st: State, a: UpdateObjectState, idx: int) -> Step:
-    p, o, sc = a.actor, a.object, a.change
-    w = st.world
-    r = w[(p, ROOM)]
-    _appear(st, (p, *a.peekers, *a.distracted))
-    if o not in st.objects_seen:
-        st.objects_seen.append(o)
-    st.visibility.setdefault(sc.property, sc.visible)
-    w[(o, ROOM)] = r
-    w[(o, sc.property)] = sc.value
-    values = st.state_values.setdefault((o, sc.property), [])
-    if sc.value not in values:
-        values.append(sc.value)
-    _track(st, o, idx)
-    return Step(a, sc.sentence(p, o), _modifier(a))
+    update_state_world(st, a, _appear)
+    _track(st, a.object, idx)
+    return Step(a, a.change.sentence(a.actor, a.object), _modifier(a))
 
 
 def _move_object_room(st: State, a: MoveObjectRoom, idx: int) -> Step:

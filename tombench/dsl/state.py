@@ -90,11 +90,19 @@ class State:
         for k, s in self.so.items():
             so[k] = fo[k[0]] if k[0] == k[1] else s.copy()
         new = State.__new__(State)
+        d = self.copy_world_into(new)
+        d["fo"] = fo
+        d["so"] = so
+        return new
+
+    def copy_world_into(self, new: State) -> dict:
+        """Copy every field but the belief stores (`fo`, `so`) into the bare instance `new`; its `__dict__`.
+
+        One list of the world-side fields for `copy` and for a deferred rollout's copy (`deferred.deferred_copy`),
+        which replays the beliefs instead of copying them: a field added to State is copied by both."""
         d = new.__dict__
         d["context"] = self.context
         d["world"] = self.world.copy()
-        d["fo"] = fo
-        d["so"] = so
         d["people"] = self.people.copy()
         d["rooms_involved"] = self.rooms_involved.copy()
         d["objects_seen"] = self.objects_seen.copy()
@@ -103,7 +111,7 @@ class State:
         d["state_values"] = {k: v.copy() for k, v in self.state_values.items()} if self.state_values else {}
         d["visibility"] = self.visibility.copy()
         d["trajectories"] = {k: v.copy() for k, v in self.trajectories.items()} if self.trajectories else {}
-        return new
+        return d
 
     def snapshot(self) -> tuple:
         """A comparable, hashable-free snapshot of everything, for tests of transactionality and replay."""

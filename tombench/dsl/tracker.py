@@ -545,17 +545,42 @@ def _apply_leave_room(st: State, a: LeaveRoom, idx: int) -> Step:
     return Step(a, leave_sentence(a.actor, a.room))
 
 
-def _apply_move_object_container(st: State, a: MoveObjectContainer, idx: int) -> Step:
+# The world writes of the two object actions whose world effects come before any belief write, one place for both
+# appliers: the tracker's below, and the world-only one of deferred rollouts (`dsl/deferred.py`), whose `appear`
+# only lists the people (the tracker's also gives them belief stores). Each returns the actor's room.
+def move_container_world(st: State, a: MoveObjectContainer, appear: Callable[[State, tuple[str, ...]], None]) -> str:
     p, o, c = a.actor, a.object, a.container
     w = st.world
     r = w[(p, ROOM)]  # a concrete room: `check` passed
     K, D = a.peekers, a.distracted
-    _appear_all(st, (p, *K, *D) if K or D else (p,))
+    appear(st, (p, *K, *D) if K or D else (p,))
     _add(st.objects_seen, o)
     _add(st.containers_seen, c)
     w[(o, ROOM)] = r
     w[(o, CONTAINER)] = c
     w[(c, ROOM)] = r
+    return r  # type: ignore[return-value]
+
+
+def update_state_world(st: State, a: UpdateObjectState, appear: Callable[[State, tuple[str, ...]], None]) -> str:
+    p, o, sc = a.actor, a.object, a.change
+    w = st.world
+    r = w[(p, ROOM)]  # a concrete room: `check` passed
+    appear(st, (p, *a.peekers, *a.distracted))
+    _add(st.objects_seen, o)
+    st.visibility.setdefault(sc.property, sc.visible)
+    w[(o, ROOM)] = r
+    w[(o, sc.property)] = sc.value
+    values = st.state_values.setdefault((o, sc.property), [])
+    if sc.value not in values:
+        values.append(sc.value)
+    return r  # type: ignore[return-value]
+
+
+def _apply_move_object_container(st: State, a: MoveObjectContainer, idx: int) -> Step:
+    p, o, c = a.actor, a.object, a.container
+    K, D = a.peekers, a.distracted
+    r = move_container_world(st, a, _appear_all)
     facts: dict[Key, Value] = {(o, ROOM): r, (o, CONTAINER): c, (c, ROOM): r}
     if st.visibility:  # no visible state property registered yet: nothing to add
         facts.update(_visible_state(st, o))
@@ -565,25 +590,15 @@ def _apply_move_object_container(st: State, a: MoveObjectContainer, idx: int) ->
 
 
 def _apply_update_object_state(st: State, a: UpdateObjectState, idx: int) -> Step:
-    p, o, sc = a.actor, a.object, a.change
-    w = st.world
-    r = _person_room(st, p)
-    assert r is not None
-    _appear_all(st, (p, *a.peekers, *a.distracted))
-    _add(st.objects_seen, o)
-    st.visibility.setdefault(sc.property, sc.visible)
-    w[(o, ROOM)] = r
-    w[(o, sc.property)] = sc.value
-    values = st.state_values.setdefault((o, sc.property), [])
-    if sc.value not in values:
-        values.append(sc.value)
+    o, sc = a.object, a.change
+    r = update_state_world(st, a, _appear_all)
     facts: dict[Key, Value] = {(o, ROOM): r, (o, sc.property): sc.value}
     facts.update(_visible_state(st, o))
     if _is_visible(st, o):
         facts[(o, CONTAINER)] = NO_CONTAINER
     _broadcast(st, facts, st.people_in(r), a.peekers, a.distracted)
     _track(st, o, idx)
-    return Step(a, sc.sentence(p, o), _modifier(a))
+    return Step(a, sc.sentence(a.actor, o), _modifier(a))
 
 
 def _apply_move_object_room(st: State, a: MoveObjectRoom, idx: int) -> Step:
