@@ -28,11 +28,11 @@ from tombench.dsl.sampler import (
     _NO_TYPES,
     MAX_FAILED_STEPS,
     Conditions,
-    _doomed_types,
     _extend,
     _kinds_of,
     _record,
     _static_cache,
+    doomed_now,
 )
 from tombench.dsl.story import Story
 
@@ -72,7 +72,7 @@ class Rollouts:
         self.defer = belief_free(self.allowed)
         #: the root is finished already (or no action may be added): every rollout is a plain copy, nothing drawn
         self.done = conditions.finished(story) or self.limit <= 0
-        self.doomed = _root_doomed(story, conditions) if skip_doomed else _NO_TYPES
+        self.doomed = doomed_now(story, conditions) if skip_doomed else _NO_TYPES
         #: by type index, built on the type's first draw
         self._first: list[_First | None] = [None] * len(self.allowed)
         #: (type index, argument tuple) -> (the root with that action applied, whether that child is finished)
@@ -175,10 +175,3 @@ def _pick_some(n: int, marked: list, rand: Callable[[], float]) -> tuple:
             return args
         n -= 1
         marked[j] = marked[n]
-
-
-def _root_doomed(story: Story, conditions: Conditions) -> frozenset[str]:
-    """The types any of whose actions would make `story` never-desired (`sampler._doomed_types`)."""
-    setting = conditions.setting
-    sets = _doomed_types(conditions.aset.allowed)
-    return sets[2 * (story._imp >= setting.moves) + (story._mods >= 1 or story._length > setting.max_sentences - 2)]

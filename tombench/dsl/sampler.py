@@ -772,6 +772,13 @@ def _doomed_types(allowed: tuple[str, ...]) -> tuple[frozenset[str], ...]:
     return _NO_TYPES, modified, important, important | modified
 
 
+
+def doomed_now(s: Story, conditions: Conditions) -> frozenset[str]:
+    """The allowed types any of whose actions would make `s` never-desired now (`_doomed_types`' four states)."""
+    setting = conditions.setting
+    sets = _doomed_types(conditions.aset.allowed)
+    return sets[2 * (s._imp >= setting.moves) + (s._mods >= 1 or s._length > setting.max_sentences - 2)]
+
 #: the records built so far, by type and argument tuple: a record is immutable, so stories may share one, and a
 #: rollout applies the same few actions again and again (the lookahead's 50 rollouts from one story); building a
 #: frozen record (a told fact is two) costs several times the lookup (issue #28)
@@ -969,7 +976,7 @@ def _extend(
         doomed_sets = _doomed_types(allowed)
         moves = conditions.setting.moves
         near_limit = conditions.setting.max_sentences - 2  # a modified action (2 sentences) from here overflows
-        doomed = doomed_sets[2 * (s._imp >= moves) + (s._mods >= 1 or s._length > near_limit)]
+        doomed = doomed_now(s, conditions)
     else:
         doomed = _NO_TYPES
     failures = 0
@@ -992,7 +999,7 @@ def _extend(
             failures = 0
             added += 1
             done = finished(s) or added >= limit  # predicates of the story: re-evaluated only when it changed
-            if skip_doomed:
+            if skip_doomed:  # `doomed_now`, inlined: this runs after every applied action
                 doomed = doomed_sets[2 * (s._imp >= moves) + (s._mods >= 1 or s._length > near_limit)]
     return None
 
