@@ -10,7 +10,7 @@ import pytest
 from tombench.dsl import DEFAULT_CONTEXT, Conditions, Setting, Story, random_story, rollout
 from tombench.dsl.deferred import belief_free
 from tombench.generators.exploretom.search.evaluator import NodeEval, Rates, _qkey
-from tombench.generators.exploretom.search.refinement import _added, _dropped, _Edits, _keys
+from tombench.generators.exploretom.search.refinement import _dropped, _Edits, _keys
 
 
 def _parent(story_type: str, seed: int = 0) -> tuple[Story, Conditions]:
@@ -87,7 +87,7 @@ def test_rates_added_part_by_part_are_the_rates_of_the_whole_trace() -> None:
     rates = None
     for a, b in ((0, 7), (7, 7), (7, 30), (30, 60)):
         before = None if rates is None else (dict(rates.fine), {k: list(c) for k, c in rates.fine.items()})
-        rates = _added(rates, Rates(trace[a:b]))
+        rates = Rates(trace[a:b]) if rates is None else rates.plus(trace[a:b])
         whole = Rates(trace[:b])
         assert rates.fine == whole.fine and rates.coarse == whole.coarse
         if before is not None:  # the earlier object is left as it was

@@ -321,6 +321,18 @@ class Rates:
     def __init__(self, trace: Sequence[NodeEval]) -> None:
         self.fine: dict[QKey, list[int]] = {}
         self.coarse: dict[tuple[str, str | None], list[int]] = {}
+        self._count(trace)
+
+    def plus(self, more: Sequence[NodeEval]) -> Rates:
+        """The rates of this trace followed by the nodes `more`, as a new object (this one stays as it was): the
+        same counts as `Rates` of the whole trace, without recounting it (refinement adds each round's nodes)."""
+        out = Rates(())
+        out.fine = {k: c.copy() for k, c in self.fine.items()}
+        out.coarse = {k: c.copy() for k, c in self.coarse.items()}
+        out._count(more)
+        return out
+
+    def _count(self, trace: Sequence[NodeEval]) -> None:
         for node in trace:
             if node.shortcut:
                 continue

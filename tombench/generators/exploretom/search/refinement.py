@@ -287,21 +287,6 @@ class _Entry:
         self.close = 0.0
 
 
-def _added(rates: Rates | None, more: Rates) -> Rates:
-    """The rates of two parts of a trace together (`Rates` of the whole: the same counts), in a new object: an
-    earlier round's rates stay as they were."""
-    if rates is None:
-        return more
-    out = Rates(())
-    for old, new, table in ((rates.fine, more.fine, out.fine), (rates.coarse, more.coarse, out.coarse)):
-        table.update({k: c.copy() for k, c in old.items()})  # type: ignore[attr-defined]
-        for k, (right, asked) in new.items():
-            c = table.setdefault(k, [0, 0])  # type: ignore[attr-defined]
-            c[0] += right
-            c[1] += asked
-    return out
-
-
 def _keys(story: Story, text: str, qs: Sequence[Question]) -> tuple[QKey, ...]:
     """`_qkey` of each of `story`'s questions `qs`, with the story's text (`text`) joined once, not once per question:
     refinement keys every question of every story it pools (a dozen per story). A tuple: `_rank` looks it up."""
@@ -361,7 +346,7 @@ class _Refinement:
         self.seen += len(new)
         if self.kept is None or any(x.is_goal for x in new):
             self.kept = _Kept(self.ev, self.config, list(self.root_of), self.shapes)
-        self.rates = _added(self.rates, Rates(new))
+        self.rates = Rates(new) if self.rates is None else self.rates.plus(new)
         return self.kept, self.rates
 
     def _expire(self) -> None:
