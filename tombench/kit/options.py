@@ -84,9 +84,11 @@ def check_float(name: str, value: Any, lo: float | None = None, hi: float | None
     return x
 
 
-def _list_items(value: Any) -> list[Any]:
+def list_items(value: Any) -> list[Any]:
     """The items of a list option as given: Inspect's `-T` leaves "2,3" a string, a config file gives a list, and
-    one number stands for a list of one. Empty pieces of a string ("2,,3", "") are not items."""
+    one value stands for a list of one. Empty pieces of a string ("2,,3", "") are not items; None is no items."""
+    if value is None:
+        return []
     if isinstance(value, str):
         return [v.strip() for v in value.split(",") if v.strip()]
     if isinstance(value, (list, tuple)):
@@ -108,7 +110,7 @@ def check_ints(
     """
     if value is None and default is not None:
         return list(default)
-    items = _list_items(value)
+    items = list_items(value)
     out = [_as_int(v) for v in items]
     bad = [v for v, n in zip(items, out, strict=True) if not _in_range(n, lo, hi)]
     if not items or bad:

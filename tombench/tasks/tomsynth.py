@@ -23,7 +23,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.solver import Generate, Solver, TaskState, multiple_choice, solver
 
 from tombench.kit.errors import OptionError
-from tombench.kit.options import check_bool, check_int
+from tombench.kit.options import check_bool, check_int, list_items
 from tombench.kit.pinning import TaskData, load_hub_dataset
 from tombench.kit.reading import read_jsonl, require_keys
 
@@ -128,15 +128,9 @@ def load_records(data: str, *, split: str = "train", revision: str | None = None
     return _checked(rows, data, "row"), {"data": data, "revision": rev.sha, "split": split}
 
 
-def _as_list(value: str | list[str] | None) -> list[str] | None:
-    if value is None:
-        return None
-    return [value] if isinstance(value, str) else list(value)
-
-
 def _filter(records: list[dict], key: str, wanted: str | list[str] | None, valid: list[str]) -> list[dict]:
-    values = _as_list(wanted)
-    if values is None:
+    values = [str(v) for v in list_items(wanted)]
+    if not values:
         return records
     lower = {v.lower(): v for v in valid}
     bad = [v for v in values if v.lower() not in lower]

@@ -25,7 +25,16 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from tombench.kit.errors import OptionError
-from tombench.kit.options import MAX_MOVES, check_bool, check_int, check_ints, check_shard, in_shard, people_limit
+from tombench.kit.options import (
+    MAX_MOVES,
+    check_bool,
+    check_int,
+    check_ints,
+    check_shard,
+    in_shard,
+    list_items,
+    people_limit,
+)
 from tombench.kit.pinning import TaskData
 from tombench.scorers.story_questions import CheckMode, tom_answer, validate_check
 from tombench.tasks.story_questions import HEADLINE, TOM_CONFIG, story_samples, tom_solver
@@ -35,17 +44,6 @@ __all__ = ["exploretom_random", "random_samples", "TASK_VERSION"]
 TASK_VERSION = "1.0.0"
 DATA = TaskData("exploretom_random", "nothing: stories generated on the fly from the packaged context bank",
                 items="162 stories, 3,605 questions (default grid)", license="this package's", offline="always")
-
-
-def _as_list(value: object) -> list | None:
-    """A task option given once (`-T people=3`), as a list (`-T people=2,3`), or a comma string, as a list."""
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return [v.strip() for v in value.split(",") if v.strip()]
-    if isinstance(value, (list, tuple)):
-        return list(value)
-    return [value]
 
 
 def _contexts(contexts: str) -> list:
@@ -141,7 +139,7 @@ def exploretom_random(
     from tombench.dsl.context import ContextError
 
     mode = validate_check(check)
-    types = _as_list(story_types) or list(STORY_TYPES)
+    types = list_items(story_types) or list(STORY_TYPES)
     bad = [t for t in types if t not in STORY_TYPES]
     if bad:
         raise OptionError(f"Invalid story_types value(s): {bad}. Must be among: {list(STORY_TYPES)}")

@@ -36,7 +36,7 @@ from inspect_ai.dataset import MemoryDataset, Sample
 
 from tombench.dsl.answers import AnswerType, normalise
 from tombench.kit.errors import OptionError
-from tombench.kit.options import check_bool, check_ints
+from tombench.kit.options import check_bool, check_ints, list_items
 from tombench.kit.pinning import HubFile, TaskData, download_hub_file, load_hub_dataset
 from tombench.kit.reading import first_line, read_records, read_text
 from tombench.scorers.story_questions import CheckMode, tom_answer, validate_check
@@ -319,14 +319,6 @@ def record_to_sample(
     return tom_sample(f"exploretom-{index:05d}", story_text, question, answer, metadata)
 
 
-def _as_list(value: str | Sequence[Any] | None) -> list[str] | None:
-    if value is None:
-        return None
-    if isinstance(value, str):
-        return [v.strip() for v in value.split(",") if v.strip()]
-    return [str(v) for v in value]
-
-
 def _check_columns(rows: Iterable[Mapping[str, Any]], where: str) -> None:
     first = next(iter(rows), None)
     if first is None:
@@ -401,7 +393,7 @@ def exploretom_static(
         samples = _samples(rows, provenance["data"], text=text, relabel=relabel)
     except (DataError, OptionError) as e:
         raise OptionError(f"exploretom_static: {e}") from None
-    samples = _keep(samples, _as_list(story_types), question_orders)
+    samples = _keep(samples, [str(t) for t in list_items(story_types)] or None, question_orders)
     if not samples:
         raise OptionError(f"exploretom_static: no rows left in {provenance['data']} after filtering")
     md = [s.metadata or {} for s in samples]
