@@ -5,7 +5,7 @@ inside task functions, never here.
 """
 
 # ruff: noqa: F401
-from tombench.models._provider import tombench_baselines
+from tombench.models.provider import tombench_baselines
 from tombench.tasks.exploretom.adversarial import exploretom_adversarial
 from tombench.tasks.exploretom.random import exploretom_random
 from tombench.tasks.exploretom.static import exploretom_static

@@ -1,6 +1,6 @@
 """Offline baseline models (oracle, reality, recency, primacy, random) and their Inspect provider `tombench/<name>`.
 
-Importing this package registers nothing heavy; `tombench._registry` imports `tombench.models._provider` so that
+Importing this package registers nothing heavy; `tombench._registry` imports `tombench.models.provider` so that
 `--model tombench/<name>` resolves from the Inspect CLI.
 """
 

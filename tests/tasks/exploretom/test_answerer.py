@@ -9,7 +9,7 @@ from dataclasses import replace
 import tombench._registry  # noqa: F401  (the tombench/<baseline> models)
 from tombench.dsl import DEFAULT_CONTEXT, Setting, build_prompt, random_story
 from tombench.models._baselines import answer
-from tombench.tasks.exploretom._answerer import inspect_answerer
+from tombench.tasks.exploretom.answerer import inspect_answerer
 
 
 def _prompts():
