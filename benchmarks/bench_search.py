@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import dataclasses
 import math
 import random
 import resource
@@ -52,7 +53,6 @@ from rich.table import Table
 
 from tombench.dsl import AnswerType, Prompt, Story, build_prompt, check_answer, settings_grid
 from tombench.generators.exploretom.contexts import load_context_bank
-from tombench.generators.exploretom.search.astar import SearchConfig
 from tombench.generators.exploretom.search.diversity import (
     DEFAULT_MAX_SIMILARITY,
     mean_pairwise,
@@ -60,11 +60,14 @@ from tombench.generators.exploretom.search.diversity import (
     shape_similarity,
     story_shape,
 )
-from tombench.generators.exploretom.search.evaluator import _chosen_questions
+from tombench.generators.exploretom.search.evaluator import chosen_questions
 from tombench.generators.exploretom.search.refinement import REFINE_SCREEN
-from tombench.generators.exploretom.search.runner import RunConfig, read_jsonl, run_searches
+from tombench.generators.exploretom.search.registry import method_names
+from tombench.generators.exploretom.search.run_options import run_config
+from tombench.generators.exploretom.search.runner import read_jsonl, run_searches
 
-#: label -> (method, A* mode, scope, refine share or None for SearchConfig's default, prune, screen)
+#: label -> (method, A* mode, scope, refine share or None for the method's default, prune, screen): experiment rows
+#: (`bench_throughput` lists every registered method's presets)
 METHODS = {
     "over-generate": ("over-generate", "paper", "story", None, True, 1),
     "over-generate, pooled": ("over-generate", "paper", "setting", None, True, 1),
@@ -76,6 +79,7 @@ METHODS = {
     "A* improved": ("astar", "improved", "setting", None, True, REFINE_SCREEN),
 }
 BASELINE = "over-generate, pooled"
+assert {m for m, *_ in METHODS.values()} <= set(method_names()), "a row names an unregistered method"
 
 
 def _cpu() -> float:
@@ -114,11 +118,10 @@ def sample_settings(n: int, seed: int, story_types: list[str] | None = None):
 
 def run_one(target, settings, contexts, method, mode, stories, budget, seed, parallel, unit="calls", scope="setting",
             width=4, g="acc", refine=None, prune=True, max_similarity=DEFAULT_MAX_SIMILARITY, screen=REFINE_SCREEN):
-    run = RunConfig(stories_per_setting=stories, budget_per_story=budget, seed=seed, method=method,
-                    search=SearchConfig(budget=budget, mode=mode, budget_unit=unit, g=g, prune=prune,
-                                        max_similarity=max_similarity, screen=screen,
-                                        **({} if refine is None else {"refine": refine})), scope=scope,
-                    expand_width=width)
+    run = dataclasses.replace(
+        run_config(method=method, stories_per_setting=stories, budget=budget, seed=seed, scope=scope, mode=mode,
+                   budget_unit=unit, g=g, prune=prune, max_similarity=max_similarity, screen=screen, refine=refine),
+        expand_width=width)
     with tempfile.TemporaryDirectory() as tmp:
         t0, c0 = time.perf_counter(), _cpu()
         progress = asyncio.run(run_searches(settings, contexts, target, run, Path(tmp), parallel_settings=parallel))
@@ -203,7 +206,7 @@ def transfer_accuracy(records: list[dict], answerer, g: str = "acc") -> float:
     """Another target's accuracy on the kept stories' searched questions (mean over stories, as g)."""
     async def one(r: dict) -> float:
         story = Story.from_dict(r["story"])
-        qs = _chosen_questions(story, g)
+        qs = chosen_questions(story, g)
         responses = await answerer([build_prompt(story.text, q.text) for q in qs])
         ok = 0
         for q, resp in zip(qs, responses, strict=True):
@@ -312,7 +315,7 @@ def main() -> None:
         targets = [(t, baseline_answerer(t)) for t in args.targets.split(",") if t]
         if args.model:
             import tombench._registry  # noqa: F401
-            from tombench.tasks.exploretom._answerer import inspect_answerer
+            from tombench.tasks.exploretom.answerer import inspect_answerer
 
             targets += [(m, inspect_answerer(m)) for m in args.model]
         table = Table(title=f"Search vs over-generation at equal budget: {args.settings} settings x {args.stories} "

@@ -40,11 +40,20 @@ import tempfile
 import time
 from pathlib import Path
 
-METHODS = {
-    "improved": ["--method", "astar", "--mode", "improved"],
-    "paper": ["--method", "astar", "--mode", "paper"],
-    "over-generate": ["--method", "over-generate"],
-}
+
+def _cli_flags(options: dict) -> list[str]:
+    """A method preset's options as `tombench search` flags."""
+    return [x for k, v in options.items() for x in (f"--{k.replace('_', '-')}", str(v))]
+
+
+def methods() -> dict[str, list[str]]:
+    """Every search method's presets (`registry.variants`) as `tombench search` flags: the rows this bench offers."""
+    from tombench.generators.exploretom.search.registry import variants
+
+    return {label: ["--method", name, *_cli_flags(dict(opts))] for label, (name, opts) in variants().items()}
+
+
+METHODS = methods()
 
 #: issue #28 point 2's goals, CPU ms per model call against the instant target on the issue's grid (the defaults)
 GOALS = {"improved": 3.0, "paper": 2.5, "over-generate": 1.5}
@@ -150,7 +159,7 @@ def _one(method: str, model: str, args: argparse.Namespace) -> dict:
     import tombench._registry  # noqa: F401
     import tombench.commands.search as command
     import tombench.generators.exploretom.search.runner  # noqa: F401
-    import tombench.tasks.exploretom._answerer as adapter
+    import tombench.tasks.exploretom.answerer as adapter
 
     calls = [0]
     make = adapter.inspect_answerer

@@ -7,6 +7,8 @@
   module at the top of a part (`tasks/story_questions.py`, `scorers/story_questions.py`).
 * Data flows one way: generators never import tasks or scorers, scorers never import tasks, and no part imports
   the CLI (`cli.py`, `commands/`).
+* No import cycle, and no private name crosses a module: a `_name` is imported only where it is defined, a
+  `_module` only inside its own package.
 """
 
 from __future__ import annotations
@@ -109,3 +111,72 @@ def test_data_flows_one_way() -> None:
         if bad:
             wrong[module] = bad
     assert not wrong
+
+
+def _ancestors(module: str) -> set[str]:
+    parts = module.split(".")
+    return {".".join(parts[:i]) for i in range(1, len(parts))}
+
+
+def _cycles() -> list[list[str]]:
+    """The groups of modules that import each other, directly or through others (Tarjan's strongly connected
+    components over every import, `TYPE_CHECKING` and function-level ones included). An import of a module's own
+    parent package is not an edge: Python runs the parents' `__init__` before any submodule anyway."""
+    graph = {m: sorted(i for i in imps if i in MODULES and i != m and i not in _ancestors(m))
+             for m, imps in MODULES.items()}
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            group = []
+            while True:
+                w = stack.pop()
+                group.append(w)
+                if w == v:
+                    break
+            if len(group) > 1:
+                found.append(sorted(group))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_cycle() -> None:
+    """A cycle makes the import order matter and the parts impossible to read one at a time."""
+    assert not _cycles()
+
+
+def _private_imports(module: str) -> list[str]:
+    """What `module` imports that is private to another module: a `_name` from another module, or a `_module` of
+    another package (a package's private modules are its own; its `__init__` re-exports what others use)."""
+    home = module if (PACKAGE.parent / module.replace(".", "/")).is_dir() else module.rsplit(".", 1)[0]
+    bad = []
+    for name in MODULES[module]:
+        parts = name.split(".")
+        for i, part in enumerate(parts):
+            if not part.startswith("_") or part.startswith("__"):
+                continue
+            owner = ".".join(parts[:i])
+            if ".".join(parts[: i + 1]) not in MODULES or not (home == owner or home.startswith(owner + ".")):
+                bad.append(name)
+                break
+    return bad
+
+
+def test_no_private_name_crosses_a_module() -> None:
+    """A private name is the module's own business: what another module needs is made public where it lives."""
+    crossing = {m: _private_imports(m) for m in MODULES}
+    assert not {m: v for m, v in crossing.items() if v}

@@ -38,6 +38,24 @@ def _contexts(value: str) -> list:
         raise UserError(str(e)) from None
 
 
+class _MethodChoice(click.Choice):
+    """The registered search methods, read when the options are shown or checked (a method registered after this
+    module was imported is offered too)."""
+
+    def __init__(self) -> None:
+        super().__init__([])
+
+    @property  # type: ignore[override]
+    def choices(self) -> list[str]:
+        from tombench.generators.exploretom.search.registry import method_names
+
+        return method_names()
+
+    @choices.setter
+    def choices(self, value: object) -> None:
+        pass
+
+
 @click.command()
 @click.option("--model", "model", default="tombench/recency", show_default=True,
               help="Target model: any Inspect model string (openai/..., anthropic/..., openai-api/local/...).")
@@ -53,7 +71,8 @@ def _contexts(value: str) -> list:
 @click.option("--budget-unit", type=click.Choice(["nodes", "calls"]), default="nodes", show_default=True,
               help="Count node evaluations (the paper's unit) or model calls (what an API bills).")
 @click.option("--budget-per-setting", type=click.IntRange(1), default=None, help="Default: stories-per-setting x budget.")
-@click.option("--method", type=click.Choice(["astar", "over-generate", "random"]), default="astar", show_default=True)
+@click.option("--method", type=_MethodChoice(), default="astar", show_default=True,
+              help="Search method (`tombench.generators.exploretom.search.registry`).")
 @click.option("--mode", type=click.Choice(["paper", "improved"]), default="paper", show_default=True,
               help="A* mode: 'paper' stops at the first wrong story; 'improved' spends the budget, keeps the hardest.")
 @click.option("--refine", type=click.FloatRange(0, 1), default=None,
@@ -129,8 +148,9 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
     console = Console(width=max(Console().width, 110))
     results = _run_with_progress(console, settings, ctxs, answer, run, out_dir, parallel_settings, indices,
                                  n_workers)
-    _print_summary(console, results, f"{model} ({method}{'/' + mode if method == 'astar' else ''})",
-                   stories_per_setting, out_dir)
+    from tombench.generators.exploretom.search.registry import describe
+
+    _print_summary(console, results, f"{model} ({describe(run.search)})", stories_per_setting, out_dir)
     if export_hf is not None:
         n = export_hf_dataset(out_dir / "stories.jsonl", export_hf, model=model)
         console.print(f"wrote a Hugging Face dataset of {n} stories to {export_hf}")
@@ -232,7 +252,7 @@ def _is_connection_error(e: BaseException) -> bool:
 
 def _make_answerer(model: str, model_args: dict, max_connections: int | None, cache: bool):
     from tombench.commands._common import resolve_model
-    from tombench.tasks.exploretom._answerer import inspect_answerer
+    from tombench.tasks.exploretom.answerer import inspect_answerer
 
     return inspect_answerer(resolve_model(model, max_connections=max_connections, model_args=model_args), cache=cache)
 

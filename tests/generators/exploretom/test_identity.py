@@ -10,7 +10,7 @@ from pathlib import Path
 from tombench.dsl import DEFAULT_CONTEXT, Setting, Story, parse_structure
 from tombench.generators.exploretom.identity import story_digest
 from tombench.generators.exploretom.infill import load_story_inputs
-from tombench.generators.exploretom.search.astar import SearchConfig
+from tombench.generators.exploretom.search.astar import AStar
 from tombench.generators.exploretom.search.runner import RunConfig, read_jsonl, run_searches
 
 TEXT = "Anne entered the kitchen. Beth entered the kitchen. Anne moved the apple to the box, which is also located in the kitchen."
@@ -33,7 +33,7 @@ def _answer(prompts):  # every answer wrong: every search finds a story at once
 
 
 def test_search_records_carry_the_digest_and_old_lines_get_the_same_one(tmp_path: Path) -> None:
-    run = RunConfig(stories_per_setting=2, budget_per_story=6, seed=1, search=SearchConfig(budget=6), model="fake")
+    run = RunConfig(stories_per_setting=2, budget_per_story=6, seed=1, search=AStar(budget=6), model="fake")
     out = tmp_path / "run"
     asyncio.run(run_searches([Setting.make("tomi", 2, 2)], [DEFAULT_CONTEXT], _answer, run, out))
     recs = read_jsonl(out / "stories.jsonl")
@@ -48,7 +48,7 @@ def test_search_records_carry_the_digest_and_old_lines_get_the_same_one(tmp_path
 def test_runner_resume_is_by_digest(tmp_path: Path) -> None:
     """A kill between a story line and its attempt line: the re-run writes no story twice (lines from before the
     digest field included)."""
-    run = RunConfig(stories_per_setting=2, budget_per_story=6, seed=1, search=SearchConfig(budget=6), model="fake")
+    run = RunConfig(stories_per_setting=2, budget_per_story=6, seed=1, search=AStar(budget=6), model="fake")
     out = tmp_path / "run"
     settings = [Setting.make("tomi", 2, 2)]
     asyncio.run(run_searches(settings, [DEFAULT_CONTEXT], _answer, run, out))

@@ -147,7 +147,7 @@ def test_improved_mode_runs_the_measured_per_setting_search(tmp_path):
 
     from tombench.dsl import Setting
     from tombench.generators.exploretom.contexts import load_context_bank
-    from tombench.generators.exploretom.search.astar import SearchConfig
+    from tombench.generators.exploretom.search.astar import AStar
     from tombench.generators.exploretom.search.runner import RunConfig, read_jsonl, run_searches
     from tombench.models._baselines import answer
 
@@ -171,7 +171,7 @@ def test_improved_mode_runs_the_measured_per_setting_search(tmp_path):
     async def recency(prompts):
         return [answer("recency", p.user) for p in prompts]
 
-    run = RunConfig(stories_per_setting=2, budget_per_story=12, search=SearchConfig(budget=12, mode="improved"))
+    run = RunConfig(stories_per_setting=2, budget_per_story=12, search=AStar(budget=12, mode="improved"))
     asyncio.run(run_searches([Setting.make("tomi", 2, 2)], load_context_bank(), recency, run, tmp_path / "cli"))
     cli = read_jsonl(tmp_path / "cli" / "stories.jsonl")
     assert [(r["id"], r["text"]) for r in cli] == [(x["id"], x["text"]) for x in summary["stories"]]

@@ -26,15 +26,15 @@ each kept story becomes a scored sample. `mode=paper` keeps the paper's one sear
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import Sample
 from inspect_ai.model import ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from tombench.dsl import ACTION_SETS, Setting, derive_seed
-from tombench.generators.exploretom.search.run_options import ASYMMETRY
+from tombench.dsl import Setting, Story, derive_seed
+from tombench.generators.exploretom.search import run_options
 from tombench.kit.errors import OptionError
 from tombench.kit.options import (
     MAX_MOVES,
@@ -53,6 +53,9 @@ from tombench.scorers.exploretom import SEARCH_KIND, adversarial_answer, search_
 from tombench.scorers.story_questions import matcher_check, validate_check
 from tombench.tasks.story_questions import TOM_CONFIG, story_samples, tom_solver
 
+if TYPE_CHECKING:
+    from tombench.generators.exploretom.search.runner import RunConfig, SettingProgress
+
 __all__ = ["exploretom_adversarial", "adversarial_solver"]
 
 DATA = TaskData("exploretom_adversarial", "nothing: the model under test drives the search (a live model)",
@@ -60,34 +63,20 @@ DATA = TaskData("exploretom_adversarial", "nothing: the model under test drives 
                 offline="always, with an offline model (--model tombench/recency)")
 
 
-def _as_list(value: Any, cast: type) -> list:
-    if isinstance(value, str):
-        return [cast(x.strip()) for x in value.split(",") if x.strip()]
-    if isinstance(value, (list, tuple)):
-        return [cast(x) for x in value]
-    return [cast(value)]
-
-
-def adversarial_settings(
-    action_sets: str | Sequence[str], asymmetric: str, people: Any, moves: Any, rooms: int | None = None
-) -> list[Setting]:
-    """The settings grid of the task options, validated with actionable messages."""
-    sets = list(ACTION_SETS) if action_sets in ("all-sets", ["all-sets"]) else _as_list(action_sets, str)
-    bad = [s for s in sets if s.removesuffix("+asymmetric") not in ACTION_SETS]
-    if bad:
-        raise OptionError(f"Invalid action_sets value(s): {bad}. Must be one of: {list(ACTION_SETS)} or 'all-sets'")
-    if asymmetric not in ASYMMETRY:
-        raise OptionError(f"Invalid asymmetric value: {asymmetric!r}. Must be one of: {list(ASYMMETRY)}")
-    types = list(dict.fromkeys(s.removesuffix("+asymmetric") + x for s in sets for x in ASYMMETRY[asymmetric]))
-    ps, ms = _as_list(people, int), _as_list(moves, int)
-    if not ps or not ms or min(ps + ms) < 1:
-        raise OptionError("people and moves must be positive integers")
-    return [Setting.make(t, p, m, rooms) for t in types for p in ps for m in ms]
+def adversarial_settings(action_sets: str | Sequence[str], asymmetric: str, people: Sequence[int],
+                         moves: Sequence[int], rooms: int | None = None) -> list[Setting]:
+    """The settings grid of the task options (`run_options`, as `tombench search` builds it), one line for a bad
+    value."""
+    try:
+        types = run_options.story_types(action_sets, asymmetric, what="action_sets value(s):")  # type: ignore[arg-type]
+    except ValueError as e:
+        raise OptionError(str(e)) from None
+    return run_options.setting_grid(types, people, moves, rooms)
 
 
 def search_samples(settings: Sequence[Setting], stories_per_setting: int, seed: int,
                    per_setting: bool = False, shard: tuple[int, int] = (1, 1)) -> list[Sample]:
-    """One seed sample per (setting, story): the search to run; `per_setting`: one per setting (improved mode).
+    """One seed sample per (setting, story): the search to run; `per_setting`: one per setting (setting scope).
 
     `shard` (K, N): only the settings of that shard (`kit.options.in_shard`); a setting keeps its place in the whole
     grid (`setting_index`, which picks its slot contexts) and its seeds, so the N shards' samples are the
@@ -113,50 +102,68 @@ def search_samples(settings: Sequence[Setting], stories_per_setting: int, seed: 
     return out
 
 
-async def _search_setting(md: dict[str, Any], setting: Setting, ctxs: Sequence[Any], answer: Any, config: Any,
-                          run_seed: int, model: str, pool: Any = None) -> tuple[dict[str, Any], list[tuple[str, Any, dict]]]:
-    """Improved mode: the runner's per-setting loop (in a worker process of `pool` when given); the search summary
-    and the kept (id, story, record)."""
-    from tombench.dsl import Story
-    from tombench.generators.exploretom.search.runner import RunConfig, setting_job, slot_contexts
+async def _search(md: dict[str, Any], setting: Setting, ctxs: Sequence[Any], answer: Any, run: RunConfig,
+                  pool: Any = None) -> dict[str, Any]:
+    """The runner's per-setting loop for one search sample (in a worker process of `pool` when given): the whole
+    setting in setting scope (its slot contexts), else the sample's story slot alone (the paper's single search,
+    in the bank's context of that slot); its summary (`search_summary`)."""
+    from tombench.generators.exploretom.search.runner import setting_job, slot_contexts
 
-    n = md["stories"]
-    run = RunConfig(stories_per_setting=n, budget_per_story=config.budget, seed=run_seed, method="astar",
-                    search=config, model=model)
-    args = (setting, slot_contexts(ctxs, run_seed, md["setting_index"], n), run)
-    kept, prog = (await setting_job(answer, lambda m: None, *args) if pool is None
-                  else await pool.run(setting_job, args, answer))
+    if run.setting_scoped:
+        args: tuple = (setting, slot_contexts(ctxs, run.seed, md["setting_index"], md["stories"]), run, None, None)
+    else:
+        args = (setting, ctxs, run, None, md["attempt"])
+    attempts: list[dict[str, Any]] = []
+
+    def on_event(event: tuple[str, Any]) -> None:
+        if event[0] == "attempt":
+            attempts.append(event[1])
+
+    kept, prog = (await setting_job(answer, on_event, *args) if pool is None
+                  else await pool.run(setting_job, args, answer, on_event))
+    return search_summary(run, kept, prog, attempts)
+
+
+def search_summary(run: RunConfig, kept: Sequence[dict[str, Any]], prog: SettingProgress,
+                   attempts: Sequence[dict[str, Any]] = ()) -> dict[str, Any]:
+    """The search sample's record of its search (its metadata "search"; `search_outcome` scores it, the transfer
+    task and `tombench demo` read it): the kept stories, hardest first, and what finding them cost. Its trace: the
+    kept stories' searches', or where none was kept, the nodes every search of the sample evaluated (`attempts`)."""
+    from tombench.generators.exploretom.search.registry import describe
+    from tombench.generators.exploretom.search.runner import TRACE
+
     first = kept[0] if kept else None
     summary: dict[str, Any] = {
         "found": bool(kept), "g": first["g"] if first else None, "h": first["h"] if first else None,
         "f": first["f"] if first else None, "nodes_evaluated": prog.spent, "model_calls": prog.model_calls,
-        "searches": prog.searches, "candidates": prog.candidates, "method": "astar-improved", "wanted": n,
-        "trace": [x for r in kept for x in r["search"]["trace"]],
+        "searches": prog.searches, "candidates": prog.candidates,
+        "method": first["method"] if first else describe(run.search).replace("/", "-"), "wanted": prog.wanted,
+        "trace": ([x for r in kept for x in r["search"]["trace"]] if kept
+                  else [x for a in attempts for x in a.get(TRACE, [])]),
         "stories": [{"id": r["id"], "g": r["g"], "text": r["text"], "story": r["story"], "context_id": r["context_id"],
                      "searched_answers": r["answers"]} for r in kept],
     }
     if first:
         summary.update(story=first["story"], text=first["text"], searched_answers=first["answers"])
-    return summary, [(r["id"], Story.from_dict(r["story"]), r) for r in kept]
+    return summary
 
 
 @solver
 def adversarial_solver(
-    search_config: dict[str, Any],
+    options: dict[str, Any],
     contexts: str = "bank",
     question_orders: Sequence[int] = (0, 1, 2),
-    seed: int = 0,
     workers: int | str | None = None,
 ) -> Solver:
-    """Search samples run the A* search against the model under test; question samples are answered normally.
+    """Search samples run the search against the model under test; question samples are answered normally.
 
-    `workers` (`kit.options.check_workers`; None: every core): the searches' CPU runs in that many processes of
-    one pool for the whole process (`pool.shared_pool`), the model's answers come from here; 1: in this process."""
+    `options`: the run's options (`run_options.run_config`, as `tombench search` passes them), the model's name
+    added where it runs. `workers` (`kit.options.check_workers`; None: every core): the searches' CPU runs in that
+    many processes of one pool for the whole process (`pool.shared_pool`), the model's answers come from here; 1:
+    in this process."""
     from tombench.generators.exploretom.contexts import resolve_contexts
-    from tombench.generators.exploretom.search.astar import SearchConfig
     from tombench.generators.exploretom.search.pool import shared_pool
 
-    config = SearchConfig(**search_config)
     ctxs = resolve_contexts(contexts)  # once per task, not per search sample
     answer_question = tom_solver(cache=True)  # the search already asked the first-order questions: cache hits
     n_workers = check_workers("workers", workers)
@@ -173,47 +180,23 @@ def adversarial_solver(
             return state
         from inspect_ai import enqueue_sample
 
-        from tombench.generators.exploretom.search.runner import astar_job
-        from tombench.tasks.exploretom._answerer import inspect_answerer
+        from tombench.tasks.exploretom.answerer import inspect_answerer
 
         model = get_model()
+        run = run_options.run_config(**options, model=str(model))
         setting = Setting(md["story_type"], md["people"], md["moves"], md["rooms"])
         pool = shared_pool(n_workers) if n_workers > 1 else None
-        answer = inspect_answerer(model, cache=True)
-        if config.mode == "improved":
-            summary, kept = await _search_setting(md, setting, ctxs, answer, config, seed, str(model), pool)
-            for story_id, story, rec in kept:
-                enqueue_sample(story_samples(story, story_id=story_id, setting=setting, orders=question_orders,
-                                             extra={"generator_model": str(model), "tombench_kind": "question",
-                                                    "search_g": rec["g"], "search_method": "astar-improved"}))
-            state.metadata["search"] = summary
-            text = (f"kept {len(kept)} of {md['stories']} stories; first-order accuracy "
-                    + ", ".join(f"{r['g']:.2f}" for _, _, r in kept)
-                    if kept else "no adversarial story found within the budget")
-            state.output = ModelOutput.from_content(str(model), text)
-            state.completed = True
-            return state
-        i = md["attempt"]
-        job_args = (setting, ctxs[i % len(ctxs)], config, md["seed"])
-        result = (await astar_job(answer, lambda m: None, *job_args) if pool is None
-                  else await pool.run(astar_job, job_args, answer))
-        summary: dict[str, Any] = {
-            "found": result.story is not None, "g": result.g, "h": result.h, "f": result.f,
-            "nodes_evaluated": result.nodes_evaluated, "model_calls": result.model_calls, "pops": result.pops,
-            "method": result.method,
-            "trace": [{"g": n.g, "h": n.h, "spent": n.spent, "text": n.text} for n in result.trace],
-        }
-        if result.story is not None:
-            story_id = f"{setting.id}|{i}"
-            summary["story"] = result.story.to_dict()
-            summary["text"] = result.story.text
-            summary["searched_answers"] = result.questions
-            enqueue_sample(story_samples(result.story, story_id=story_id, setting=setting, orders=question_orders,
+        summary = await _search(md, setting, ctxs, inspect_answerer(model, cache=True), run, pool)
+        kept = summary["stories"]
+        for rec in kept:
+            enqueue_sample(story_samples(Story.from_dict(rec["story"]), story_id=rec["id"], setting=setting,
+                                         orders=question_orders,
                                          extra={"generator_model": str(model), "tombench_kind": "question",
-                                                "search_g": result.g, "search_method": result.method}))
+                                                "search_g": rec["g"], "search_method": summary["method"]}))
         state.metadata["search"] = summary
-        text = (f"found a story with first-order accuracy {result.g:.2f}: {result.story.text}"
-                if result.story is not None else "no adversarial story found within the budget")
+        text = (f"kept {len(kept)} of {summary['wanted']} stories; first-order accuracy "
+                + ", ".join(f"{r['g']:.2f}" for r in kept)
+                if kept else "no adversarial story found within the budget")
         state.output = ModelOutput.from_content(str(model), text)
         state.completed = True
         return state
@@ -245,6 +228,7 @@ def exploretom_adversarial(
     check: Literal["strict", "substring", "judge"] = "strict",
     shard: str | None = None,
     workers: int | str | None = None,
+    method: str = "astar",
 ) -> Task:
     """Live adversarial ExploreToM: search stories against the model under test, then score it on them.
 
@@ -257,7 +241,8 @@ def exploretom_adversarial(
             improved mode: one search spending stories x budget keeps this many distinct stories).
         budget: budget per story, in `budget_unit` ("nodes": node evaluations, the paper's unit; "calls": prompts).
         k, alpha, lookahead, g, mode, refine, prune, short_story_shortcut: search options (see docs/search.md;
-            refine matters in improved mode only, prune in improved mode with budget_unit="calls").
+            refine matters in improved mode only, prune in improved mode with budget_unit="calls"; a method uses
+            the ones it has).
         seed: reproducibility seed (per-search seeds derive from it).
         contexts: "bank" (built-in contexts), "default" or a contexts file.
         question_orders: ToM orders of the scored questions (0 = state tracking, 1, 2).
@@ -267,16 +252,15 @@ def exploretom_adversarial(
             shards' logs are one run for `tombench report` and `tombench leaderboard push`.
         workers: processes for the search's CPU work (None or "all": every core; 1: none, all in Inspect's
             process); the samples and scores are the same for any value (docs/scale.md).
+        method: the search method (`tombench search --method`: astar, over-generate, random; the registry in
+            `tombench.generators.exploretom.search.registry`).
     """
-    prune = check_bool("prune", prune)
     shard_kn = check_shard("shard", shard)
     check_workers("workers", workers)  # the solver resolves it where it runs: "all" is that machine's cores
-    short_story_shortcut = check_bool("short_story_shortcut", short_story_shortcut)
     from inspect_ai import SampleSource
 
     from tombench.dsl import ContextError
     from tombench.generators.exploretom.contexts import resolve_contexts
-    from tombench.generators.exploretom.search.astar import SearchConfig
 
     check_mode = validate_check(check)
     try:
@@ -286,25 +270,27 @@ def exploretom_adversarial(
     people = check_ints("people", people, 1, people_limit(ctxs))
     moves = check_ints("moves", moves, 1, MAX_MOVES)
     rooms = None if rooms is None else check_int("rooms", rooms, 1, rooms_limit(ctxs))
-    stories_per_setting = check_int("stories_per_setting", stories_per_setting, lo=1)
-    budget, k = check_int("budget", budget, lo=1), check_int("k", k, lo=1)
-    alpha, lookahead = check_float("alpha", alpha, lo=0.0), check_int("lookahead", lookahead, lo=1)
-    refine, seed = check_float("refine", refine, 0.0, 1.0), check_int("seed", seed)
     settings = adversarial_settings(action_sets, asymmetric, people, moves, rooms)
     orders = check_ints("question_orders", question_orders, 0, 2)
-    search_config = {"k": k, "alpha": alpha, "lookahead": lookahead, "budget": budget, "budget_unit": budget_unit, "g": g,
-                     "short_story_shortcut": short_story_shortcut, "mode": mode, "check": matcher_check(check_mode), "refine": refine,
-                     "prune": prune}
+    options = {
+        "method": method, "stories_per_setting": check_int("stories_per_setting", stories_per_setting, lo=1),
+        "budget": check_int("budget", budget, lo=1), "budget_unit": budget_unit, "k": check_int("k", k, lo=1),
+        "alpha": check_float("alpha", alpha, lo=0.0), "lookahead": check_int("lookahead", lookahead, lo=1),
+        "g": g, "mode": mode, "refine": check_float("refine", refine, 0.0, 1.0), "prune": check_bool("prune", prune),
+        "short_story_shortcut": check_bool("short_story_shortcut", short_story_shortcut),
+        "check": matcher_check(check_mode), "seed": check_int("seed", seed), "contexts_id": contexts,
+    }
     try:
-        SearchConfig(**search_config)  # validate early, before any model call
+        run = run_options.run_config(**options)  # validate early, before any model call
     except ValueError as e:
         raise OptionError(str(e)) from None
-    samples = search_samples(settings, stories_per_setting, seed, per_setting=mode == "improved", shard=shard_kn)
+    samples = search_samples(settings, run.stories_per_setting, run.seed, per_setting=run.setting_scoped,
+                             shard=shard_kn)
     if not samples:
         raise OptionError(f"shard {shard} has no settings: the grid has {len(settings)}")
     return Task(
         dataset=SampleSource.from_samples(samples),
-        solver=adversarial_solver(search_config, contexts, tuple(orders), seed, workers),
+        solver=adversarial_solver(options, contexts, tuple(orders), workers),
         scorer=[adversarial_answer(check=check_mode), search_outcome()],
         config=TOM_CONFIG,
         # settings: the whole grid's (a shard's share of it is in its samples; the shards' logs combine into one run)

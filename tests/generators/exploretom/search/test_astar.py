@@ -20,14 +20,9 @@ from tombench.dsl import (
     random_story,
 )
 from tombench.dsl.values import CONTAINER, ROOM, is_concrete
-from tombench.generators.exploretom.search.astar import (
-    SENTINEL_G,
-    SearchConfig,
-    SearchResult,
-    _weight,
-    _weighted_order,
-    astar_search,
-)
+from tombench.generators.exploretom.search.astar import AStar, _weight, _weighted_order, astar_search
+from tombench.generators.exploretom.search.evaluator import SENTINEL_G
+from tombench.generators.exploretom.search.method import SearchResult
 from tombench.generators.exploretom.search.refinement import _drop_one
 from tombench.models._baselines import answer as baseline_answer
 
@@ -67,7 +62,7 @@ class Target:
 
 
 def run(setting: Setting, target: Target, seed: int = 1, **cfg) -> SearchResult:
-    config = SearchConfig(**{"budget": 8, "lookahead": 10, **cfg})
+    config = AStar(**{"budget": 8, "lookahead": 10, **cfg})
     return asyncio.run(astar_search(setting, DEFAULT_CONTEXT, target, config, random.Random(seed)))
 
 
@@ -193,9 +188,9 @@ def test_weighted_order_drops_zero_weights_and_prefers_heavy_items() -> None:
 
 def test_config_is_validated() -> None:
     with pytest.raises(ValueError, match="Invalid g"):
-        SearchConfig(g="accuracy")  # type: ignore[arg-type]
+        AStar(g="accuracy")  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="k must be"):
-        SearchConfig(k=0)
+        AStar(k=0)
 
 
 def test_second_order_variant_asks_only_second_order_questions() -> None:
@@ -228,7 +223,7 @@ def test_wide_rounds_are_deterministic_and_spend_the_exact_budget(width: int) ->
     # paper mode ignores the width: it is exactly §7.4
     assert run(TOMI, Target("reality"), expand_width=width).to_dict() == run(TOMI, Target("reality")).to_dict()
     with pytest.raises(ValueError, match="expand_width"):
-        SearchConfig(expand_width=0)
+        AStar(expand_width=0)
 
 
 @pytest.mark.parametrize("refine", [0.5, 1.0])
@@ -281,7 +276,7 @@ def test_drop_one_keeps_the_other_actions_in_order() -> None:
 
 def test_refine_share_is_validated() -> None:
     with pytest.raises(ValueError, match="refine"):
-        SearchConfig(refine=1.5)
+        AStar(refine=1.5)
 
 
 def _full_accuracy(text: str, t: Target) -> float:
@@ -340,12 +335,12 @@ def test_pruning_needs_a_call_budget_and_keep_is_validated() -> None:
     r = run(Setting.make("tomi+info-exchange", 3, 3), Target("reality"), seed=5, mode="improved", budget=40)
     assert not any(n.pruned for n in r.trace)  # a node budget gains nothing from asking fewer questions
     with pytest.raises(ValueError, match="keep"):
-        SearchConfig(keep=0)
+        AStar(keep=0)
 
 
 def test_screen_chance_of_beating_the_bar_and_rates_with_backoff() -> None:
     from tombench.dsl import Question
-    from tombench.generators.exploretom.search.evaluator import NodeEval, Rates, _mention, _p_harder, _rates_of
+    from tombench.generators.exploretom.search.evaluator import NodeEval, Rates, _mention, _rates_of, p_harder
 
     story = parse_structure("Anne entered the kitchen. Anne moved the apple to the box, which is also located in the "
                             "kitchen. Anne moved the apple to the basket, which is also located in the kitchen.")
@@ -358,9 +353,9 @@ def test_screen_chance_of_beating_the_bar_and_rates_with_backoff() -> None:
     assert rates.get(("K1", False, False, "yes")) == 1 / 5  # a new flag combination backs off to kind and answer
     assert rates.get(("C1", False, False, "last")) == 0.5  # nothing known
     # Poisson-binomial: two questions right with chance 1/5 each
-    assert _p_harder(_rates_of(story, [q, q], rates), None) == pytest.approx(1 - 1 / 25)  # not both right
-    assert _p_harder(_rates_of(story, [q, q], rates), 0.5) == pytest.approx(16 / 25)  # none right (1 of 2 would tie 0.5)
-    assert _p_harder(_rates_of(story, [q, q], rates), 0.5 + 1e-6) == pytest.approx(1 - 1 / 25)  # ties allowed
+    assert p_harder(_rates_of(story, [q, q], rates), None) == pytest.approx(1 - 1 / 25)  # not both right
+    assert p_harder(_rates_of(story, [q, q], rates), 0.5) == pytest.approx(16 / 25)  # none right (1 of 2 would tie 0.5)
+    assert p_harder(_rates_of(story, [q, q], rates), 0.5 + 1e-6) == pytest.approx(1 - 1 / 25)  # ties allowed
     text = story.text
     assert _mention(text, "basket", ("box", "basket", "bin")) == "last"
     assert _mention(text, "box", ("box", "basket", "bin")) == "first"
@@ -391,7 +386,7 @@ def test_a_child_is_given_up_once_going_on_pays_less_than_the_next_child() -> No
     rng = random.Random(1)
     (ctx,) = setting_contexts(load_context_bank()[0], setting, rng)
     story = next(s for s in (random_story(ctx, setting, rng) for _ in range(200))
-                 if s is not None and 9 <= len(Evaluator(Conditions.of(setting), None, SearchConfig()).plan(s)[0]))
+                 if s is not None and 9 <= len(Evaluator(Conditions.of(setting), None, AStar()).plan(s)[0]))
 
     def scripted() -> tuple[list[int], object]:
         asked: list[int] = []
@@ -405,7 +400,7 @@ def test_a_child_is_given_up_once_going_on_pays_less_than_the_next_child() -> No
                 out.append(answers[p.user] if len(asked) <= 2 else "I cannot tell")
             return out
 
-        ev = Evaluator(Conditions.of(setting), answer, SearchConfig(budget_unit="calls", budget=100))
+        ev = Evaluator(Conditions.of(setting), answer, AStar(budget_unit="calls", budget=100))
         for q in ev.plan(story)[0]:
             answers[build_prompt(story.text, q.text).user] = q.answer
         return asked, ev
@@ -451,7 +446,7 @@ def test_refinement_lets_other_searches_run_between_its_draws(monkeypatch: pytes
                 await asyncio.sleep(0)
 
         task = asyncio.ensure_future(other())
-        config = SearchConfig(budget=60, lookahead=10, mode="improved", budget_unit="calls", keep=3)
+        config = AStar(budget=60, lookahead=10, mode="improved", budget_unit="calls", keep=3)
         r = await astar_search(Setting.make("tomi", 3, 2), DEFAULT_CONTEXT, Target("recency"), config, random.Random(3))
         done = True
         await task

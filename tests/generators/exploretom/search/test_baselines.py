@@ -8,10 +8,11 @@ import random
 
 from tests.generators.exploretom.search.test_astar import ROOMS, TOMI, Target
 from tombench.dsl import DEFAULT_CONTEXT, Conditions, Prompt, Setting
-from tombench.generators.exploretom.search.astar import SearchConfig
-from tombench.generators.exploretom.search.baselines import over_generate, random_baseline
+from tombench.generators.exploretom.search.evaluator import EvalConfig
+from tombench.generators.exploretom.search.over_generate import over_generate
+from tombench.generators.exploretom.search.random_story import random_baseline
 
-CFG = SearchConfig(lookahead=5)
+CFG = EvalConfig(lookahead=5)
 
 
 def test_over_generate_keeps_the_lowest_accuracy_even_if_perfect() -> None:
@@ -70,7 +71,7 @@ def test_over_generate_evaluates_its_planned_draws_in_one_batch() -> None:
         peak = max(peak, len(gate) + 1)
         return await counting(prompts)
 
-    cfg = SearchConfig(budget_unit="calls")
+    cfg = EvalConfig(budget_unit="calls")
     r = asyncio.run(over_generate(Setting.make("tomi", 2, 2), DEFAULT_CONTEXT, watch, 20, random.Random(0), cfg))
     assert peak == sum(1 for n in r.trace if n.spent and not n.shortcut) > 1
     # the planned spend stops once it reaches the budget: the last story overshoots by less than its own questions

@@ -9,7 +9,7 @@ import pytest
 
 from tombench.dsl import DEFAULT_CONTEXT, Conditions, Setting, Story, random_story, rollout
 from tombench.dsl.deferred import belief_free
-from tombench.generators.exploretom.search.evaluator import NodeEval, Rates, _qkey
+from tombench.generators.exploretom.search.evaluator import NodeEval, Rates, qkey
 from tombench.generators.exploretom.search.refinement import _dropped, _Edits, _keys
 
 
@@ -68,7 +68,7 @@ def test_keys_are_the_evaluators_question_keys(story_type: str) -> None:
     for seed in range(5):
         story, _ = _parent(story_type, seed)
         qs = story.questions(first_order_room_questions=True)
-        assert _keys(story, story.text, qs) == tuple(_qkey(q, story) for q in qs)
+        assert _keys(story, story.text, qs) == tuple(qkey(q, story) for q in qs)
         kinds |= {q.answer_type for q in qs}
     assert len(kinds) >= 2  # room or yes/no questions beside the container ones
 
@@ -92,5 +92,5 @@ def test_rates_added_part_by_part_are_the_rates_of_the_whole_trace() -> None:
         assert rates.fine == whole.fine and rates.coarse == whole.coarse
         if before is not None:  # the earlier object is left as it was
             assert {k: list(c) for k, c in before[0].items()} == before[1]
-    keys = {_qkey(q) for n in trace for q in n.questions} | {("room", True, True, "middle")}
+    keys = {qkey(q) for n in trace for q in n.questions} | {("room", True, True, "middle")}
     assert all(rates.get(k) == Rates(trace).get(k) for k in keys)

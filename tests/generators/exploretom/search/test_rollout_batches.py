@@ -11,7 +11,7 @@ import random
 import pytest
 
 from tombench.dsl import DEFAULT_CONTEXT, Conditions, Setting, Story, random_story, rollout, setting_context
-from tombench.generators.exploretom.search.astar import SearchConfig, _features, _neighbours, _weight, _weighted_order
+from tombench.generators.exploretom.search.astar import AStar, _features, _neighbours, _weight, _weighted_order
 from tombench.generators.exploretom.search.evaluator import Evaluator
 
 SETTINGS = [("tomi", 3, 3), ("tomi+asymmetric", 3, 3), ("all", 3, 3), ("all+asymmetric", 3, 3), ("all", 2, 2)]
@@ -29,7 +29,7 @@ def _stories(story_type: str, people: int, moves: int, n: int) -> tuple[list[Sto
     return out, Conditions.of(setting)
 
 
-def _lookahead_by_rollout(story: Story, cond: Conditions, config: SearchConfig, rng: random.Random) -> tuple:
+def _lookahead_by_rollout(story: Story, cond: Conditions, config: AStar, rng: random.Random) -> tuple:
     """The paper's lookahead, one `rollout` per completion."""
     mx = cond.setting.max_sentences
     if cond.structural(story):
@@ -42,7 +42,7 @@ def _lookahead_by_rollout(story: Story, cond: Conditions, config: SearchConfig, 
     return config.alpha * (1.0 - hits / config.lookahead), total / config.lookahead / mx
 
 
-def _neighbours_by_rollout(story: Story, cond: Conditions, config: SearchConfig, n: int,
+def _neighbours_by_rollout(story: Story, cond: Conditions, config: AStar, n: int,
                            rng: random.Random) -> list[Story]:
     """The paper's neighbours, one `rollout` per child, each child rendered and counted whole."""
     seen: set[str] = set()
@@ -61,7 +61,7 @@ def _neighbours_by_rollout(story: Story, cond: Conditions, config: SearchConfig,
 @pytest.mark.parametrize(("story_type", "people", "moves"), SETTINGS)
 def test_lookahead_is_the_papers(story_type: str, people: int, moves: int) -> None:
     stories, cond = _stories(story_type, people, moves, 16)
-    config = SearchConfig()
+    config = AStar()
     ev = Evaluator(cond, None, config)  # type: ignore[arg-type]  (no model: the lookahead asks none)
     for i, story in enumerate(stories):
         r1, r2 = random.Random(i), random.Random(i)
@@ -73,7 +73,7 @@ def test_lookahead_is_the_papers(story_type: str, people: int, moves: int) -> No
 @pytest.mark.parametrize("weights", ["weight-goal4", "random"])
 def test_neighbours_are_the_papers(story_type: str, people: int, moves: int, weights: str) -> None:
     stories, cond = _stories(story_type, people, moves, 10)
-    config = SearchConfig(weights=weights)  # type: ignore[arg-type]
+    config = AStar(weights=weights)  # type: ignore[arg-type]
     kept = 0
     for i, story in enumerate(stories):
         for n in (1, 3):

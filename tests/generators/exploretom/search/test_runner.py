@@ -9,8 +9,10 @@ import pytest
 
 from tombench.dsl import DEFAULT_CONTEXT, Prompt, Setting, Story, parse_structure
 from tombench.generators.exploretom.contexts import load_context_bank
-from tombench.generators.exploretom.search.astar import SearchConfig
+from tombench.generators.exploretom.search.astar import AStar
 from tombench.generators.exploretom.search.diversity import DEFAULT_MAX_SIMILARITY, story_shape
+from tombench.generators.exploretom.search.over_generate import OverGenerate
+from tombench.generators.exploretom.search.random_story import RandomStory
 from tombench.generators.exploretom.search.runner import (
     PATIENCE,
     RunConfig,
@@ -53,9 +55,9 @@ def reality_answerer(calls: list[int], fail_after: int | None = None):
     return answer
 
 
-def _run(tmp, answer, **kw):
-    run = RunConfig(stories_per_setting=2, budget_per_story=10, seed=3, search=SearchConfig(budget=10), model="fake",
-                    **kw)
+def _run(tmp, answer, search=None, **kw):
+    run = RunConfig(stories_per_setting=2, budget_per_story=10, seed=3, search=search or AStar(budget=10),
+                    model="fake", **kw)
     return asyncio.run(run_searches(SETTINGS, [DEFAULT_CONTEXT], answer, run, tmp, parallel_settings=2))
 
 
@@ -104,7 +106,7 @@ def test_a_different_configuration_is_refused(tmp_path):
 
 def test_baseline_methods_share_the_loop(tmp_path):
     calls: list[int] = []
-    tomi, fantom = _run(tmp_path, reality_answerer(calls), method="over-generate")
+    tomi, fantom = _run(tmp_path, reality_answerer(calls), search=OverGenerate(budget=10))
     assert tomi.spent == 20 and tomi.found
     # the default context has no chit-chat topics: no fantom story exists, nothing is spent, and the setting gives up
     # after PATIENCE searches that spent nothing
@@ -114,13 +116,13 @@ def test_baseline_methods_share_the_loop(tmp_path):
 def test_call_budget_unit(tmp_path):
     calls: list[int] = []
     run = RunConfig(stories_per_setting=2, budget_per_story=30, seed=1,
-                    search=SearchConfig(budget=30, budget_unit="calls"))
+                    search=AStar(budget=30, budget_unit="calls"))
     (tomi,) = asyncio.run(run_searches(SETTINGS[:1], [DEFAULT_CONTEXT], reality_answerer(calls), run, tmp_path))
     # the setting budget (60 calls) is spent in calls; a node's questions are asked together, so the last node may
     # overshoot by at most one node's questions
     assert 60 <= tomi.model_calls == len(calls) < 60 + 20
     with pytest.raises(ValueError, match="Invalid budget_unit"):
-        SearchConfig(budget_unit="tokens")
+        AStar(budget_unit="tokens")
 
 
 BANK = load_context_bank()
@@ -129,7 +131,7 @@ TOMI33 = Setting.make("tomi", 3, 3)
 
 def _improved(tmp, answer, contexts=None, **kw):
     run = RunConfig(stories_per_setting=3, budget_per_story=20, seed=5, model="fake",
-                    search=SearchConfig(budget=20, mode="improved"), **kw)
+                    search=AStar(budget=20, mode="improved"), **kw)
     return asyncio.run(run_searches([TOMI33], contexts or BANK, answer, run, tmp, parallel_settings=1))
 
 
@@ -173,8 +175,8 @@ def test_over_generation_writes_and_fills_with_adversarial_stories_only(tmp_path
     async def oracle(prompts: list[Prompt]) -> list[str]:
         return [baseline_answer("oracle", p.user) for p in prompts]
 
-    run = RunConfig(stories_per_setting=2, budget_per_story=10, method="over-generate",
-                    search=SearchConfig(budget=10, budget_unit="calls"))
+    run = RunConfig(stories_per_setting=2, budget_per_story=10,
+                    search=OverGenerate(budget=10, budget_unit="calls"))
     (p,) = asyncio.run(run_searches(SETTINGS[:1], BANK, oracle, run, tmp_path))
     attempts = read_jsonl(tmp_path / "attempts.jsonl")
     # the paper's baseline keeps its hardest story even at accuracy 1, but that story is not adversarial
@@ -183,8 +185,8 @@ def test_over_generation_writes_and_fills_with_adversarial_stories_only(tmp_path
 
 
 def test_pooled_over_generation_keeps_its_best_n_of_one_budget(tmp_path):
-    run = RunConfig(stories_per_setting=3, budget_per_story=20, method="over-generate", scope="setting",
-                    search=SearchConfig(budget=20, budget_unit="calls"))
+    run = RunConfig(stories_per_setting=3, budget_per_story=20, scope="setting",
+                    search=OverGenerate(budget=20, budget_unit="calls"))
     (p,) = asyncio.run(run_searches(SETTINGS[:1], BANK, reality_answerer([]), run, tmp_path))
     attempts = read_jsonl(tmp_path / "attempts.jsonl")
     stories = read_jsonl(tmp_path / "stories.jsonl")
@@ -192,7 +194,7 @@ def test_pooled_over_generation_keeps_its_best_n_of_one_budget(tmp_path):
     slots = {c.id for c in slot_contexts(BANK, 0, 0, 3)}
     assert len(stories) == 3 and {r["context_id"] for r in stories} <= slots
     with pytest.raises(ValueError, match="scope='setting' needs"):
-        RunConfig(method="random", scope="setting")
+        RunConfig(search=RandomStory(), scope="setting")
 
 
 def test_slot_contexts_cover_the_bank_before_repeating():
@@ -232,7 +234,7 @@ def test_one_story_searches_started_early_give_the_sequential_result(tmp_path, m
     def paper(out, speculate):
         monkeypatch.setattr(runner, "SPECULATE", speculate)
         calls: list[int] = []
-        run = RunConfig(stories_per_setting=4, budget_per_story=15, seed=2, search=SearchConfig(budget=15),
+        run = RunConfig(stories_per_setting=4, budget_per_story=15, seed=2, search=AStar(budget=15),
                         model="fake")
         (p,) = asyncio.run(run_searches([TOMI33], BANK, reality_answerer(calls), run, out))
         return p, len(calls), [(r["attempt"], r["spent"], r["model_calls"], r["gs"]) for r in

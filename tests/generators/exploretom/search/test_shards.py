@@ -14,7 +14,7 @@ import tombench._registry  # noqa: F401  (registers the tombench/<name> models)
 from tombench.cli import main
 from tombench.dsl import Setting
 from tombench.generators.exploretom.contexts import load_context_bank
-from tombench.generators.exploretom.search.astar import SearchConfig
+from tombench.generators.exploretom.search.astar import AStar
 from tombench.generators.exploretom.search.run_options import setting_grid, shard_grid
 from tombench.generators.exploretom.search.runner import RunConfig, read_jsonl, run_searches
 from tombench.kit.errors import OptionError
@@ -61,7 +61,7 @@ def test_runner_shards_union_is_the_unsharded_run(tmp_path, mode):
     """Stories and per-setting attempt records of shards 1/3, 2/3, 3/3 are, as sets, those of the whole run (slot
     contexts follow a setting's place in the whole grid, seeds follow the setting)."""
     run = RunConfig(stories_per_setting=2, budget_per_story=8, seed=5, model="recency",
-                    search=SearchConfig(budget=8, mode=mode, budget_unit="calls"))
+                    search=AStar(budget=8, mode=mode, budget_unit="calls"))
     bank = load_context_bank()
     asyncio.run(run_searches(GRID, bank, _recency, run, tmp_path / "all"))
     for k in (1, 2, 3):

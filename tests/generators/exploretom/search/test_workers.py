@@ -14,7 +14,7 @@ from inspect_ai import eval
 import tombench._registry  # noqa: F401  (registers the tombench/<name> models)
 from tombench.cli import main
 from tombench.generators.exploretom.contexts import load_context_bank
-from tombench.generators.exploretom.search.astar import SearchConfig
+from tombench.generators.exploretom.search.astar import AStar
 from tombench.generators.exploretom.search.pool import SearchPool, WorkerError
 from tombench.generators.exploretom.search.run_options import setting_grid
 from tombench.generators.exploretom.search.runner import RunConfig, read_jsonl, run_searches
@@ -48,7 +48,7 @@ def _same_output(a, b) -> None:
 @pytest.mark.parametrize("mode", ["paper", "improved"])
 def test_runner_with_workers_is_the_one_process_run(tmp_path, mode):
     run = RunConfig(stories_per_setting=2, budget_per_story=8, seed=5, model="recency",
-                    search=SearchConfig(budget=8, mode=mode, budget_unit="calls"))
+                    search=AStar(budget=8, mode=mode, budget_unit="calls"))
     bank = load_context_bank()
     seen: dict[str, tuple[int, int]] = {}
 
@@ -65,7 +65,7 @@ def test_runner_with_workers_is_the_one_process_run(tmp_path, mode):
 def test_resume_with_workers_after_a_partial_run(tmp_path):
     """A run cut short (some settings' attempts written) resumed with workers ends as the uninterrupted run."""
     run = RunConfig(stories_per_setting=2, budget_per_story=8, seed=1, model="recency",
-                    search=SearchConfig(budget=8, mode="paper", budget_unit="calls"))
+                    search=AStar(budget=8, mode="paper", budget_unit="calls"))
     bank = load_context_bank()
     asyncio.run(run_searches(GRID, bank, _recency, run, tmp_path / "whole"))
     part = tmp_path / "part"

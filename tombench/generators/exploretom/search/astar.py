@@ -7,11 +7,11 @@ and close to a valid story".
 
     import asyncio, random
     from tombench.dsl import DEFAULT_CONTEXT, Setting
-    from tombench.generators.exploretom.search.astar import SearchConfig, astar_search
+    from tombench.generators.exploretom.search.astar import AStar, astar_search
 
     async def answer(prompts):            # the target model: one response per prompt, asked concurrently
         ...
-    result = asyncio.run(astar_search(Setting.make("tomi", 2, 2), DEFAULT_CONTEXT, answer, SearchConfig(), random.Random(0)))
+    result = asyncio.run(astar_search(Setting.make("tomi", 2, 2), DEFAULT_CONTEXT, answer, AStar(), random.Random(0)))
     result.to_dict()
 
 Two modes:
@@ -35,43 +35,25 @@ from __future__ import annotations
 
 import heapq
 import random
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any, Literal
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, fields, replace
+from types import MappingProxyType
+from typing import Any, ClassVar, Literal
 
 from tombench.dsl import Conditions, Context, Rollouts, Setting, Story, setting_context
-from tombench.generators.exploretom.search.diversity import DEFAULT_MAX_SIMILARITY
 from tombench.generators.exploretom.search.evaluator import (
     SENTINEL_G,
     Answerer,
+    EvalConfig,
     Evaluator,
-    GVariant,
     NodeEval,
-    _ranked_goals,
+    check_choice,
+    ranked_goals,
 )
-from tombench.generators.exploretom.search.refinement import (
-    REFINE_PARENTS,
-    REFINE_PATIENCE,
-    REFINE_SCREEN,
-    refine,
-)
+from tombench.generators.exploretom.search.method import Scope, SearchResult
+from tombench.generators.exploretom.search.refinement import REFINE_SCREEN, refine
 
-__all__ = [
-    "Answerer",
-    "GVariant",
-    "WeightScheme",
-    "SearchMode",
-    "SearchConfig",
-    "NodeEval",
-    "SearchResult",
-    "Evaluator",
-    "astar_search",
-    "setting_contexts",
-    "SENTINEL_G",
-    "RESTART_PATIENCE",
-    "REFINE_PARENTS",
-    "REFINE_PATIENCE",
-]
+__all__ = ["AStar", "SearchMode", "WeightScheme", "astar_search", "setting_contexts", "RESTART_PATIENCE"]
 
 WeightScheme = Literal["weight-goal4", "weight-goal5", "random"]
 SearchMode = Literal["paper", "improved"]
@@ -81,30 +63,20 @@ RESTART_PATIENCE = 10
 
 
 @dataclass(frozen=True)
-class SearchConfig:
-    """Search hyper-parameters; the defaults are the paper's (semantics §7.3–7.5)."""
+class AStar(EvalConfig):
+    """The A* search as a method (`method.SearchMethod`): its knobs; the defaults are the paper's (semantics
+    §7.3-7.5)."""
+
+    name: ClassVar[str] = "astar"
+    variants: ClassVar[Mapping[str, Mapping[str, Any]]] = MappingProxyType({
+        "paper": MappingProxyType({"mode": "paper"}), "improved": MappingProxyType({"mode": "improved"})})
 
     #: actions added by one neighbour rollout
     k: int = 3
-    #: weight of the heuristic h
-    alpha: float = 0.1
-    #: lookahead rollouts per evaluated node (P)
-    lookahead: int = 50
-    #: budget per search, in `budget_unit`s
-    budget: int = 50
-    #: "nodes": node evaluations (the paper's unit); "calls": prompts put to the model, for comparing methods at
-    #: equal model-call cost (a node of a short story asks fewer questions than a full random story)
-    budget_unit: Literal["nodes", "calls"] = "nodes"
-    #: which questions g is the accuracy on
-    g: GVariant = "acc"
-    #: stories of <= 3 sentences get g = 1.0 without a model call (but spend a unit), as in the original
-    short_story_shortcut: bool = True
     #: neighbour ordering weights
     weights: WeightScheme = "weight-goal4"
     #: hard cap on heap pops, so a search always ends
     max_pops: int = 5000
-    #: how answers are judged (semantics §5.6)
-    check: Literal["strict", "substring"] = "strict"
     mode: SearchMode = "paper"
     #: improved mode only: nodes expanded per round, their children evaluated together. 1 is the paper's loop; more
     #: keeps a slow model's connections busy (a round asks up to width x 2n nodes' questions at once) at the price
@@ -120,95 +92,46 @@ class SearchConfig:
     #: improved mode, "calls" budget only: refinement asks a child's questions in small steps, likeliest-correct
     #: first, and stops as soon as the child can no longer beat the `keep`-th hardest goal (`Evaluator.evaluate_pruned`)
     prune: bool = True
-    #: improved mode only: the cap on shape similarity between two kept stories (`diversity.select_distinct`);
-    #: refinement aims at the set the runner will keep, so it ranks goals under the same cap. 1.0 disables it
-    max_similarity: float = DEFAULT_MAX_SIMILARITY
     #: improved mode only: refinement chooses the children it asks among up to this many screened draws per child
     #: asked (its pool; each round adds min(screen, REFINE_TOPUP) new ones per child asked) and asks the likeliest
-    #: to beat the kept stories (`_p_harder`); 1 asks every draw (no screening)
+    #: to beat the kept stories (`p_harder`); 1 asks every draw (no screening)
     screen: int = REFINE_SCREEN
 
     def __post_init__(self) -> None:
-        if self.k < 1:
-            raise ValueError(f"k must be >= 1, got {self.k}")
-        if self.budget < 0:
-            raise ValueError(f"budget must be >= 0, got {self.budget}")
-        if self.expand_width < 1:
-            raise ValueError(f"expand_width must be >= 1, got {self.expand_width}")
-        if self.lookahead < 1:
-            raise ValueError(f"lookahead must be >= 1, got {self.lookahead}")
-        if self.keep < 1:
-            raise ValueError(f"keep must be >= 1, got {self.keep}")
-        if self.screen < 1:
-            raise ValueError(f"screen must be >= 1, got {self.screen}")
+        super().__post_init__()
+        for name in ("k", "expand_width", "keep", "screen"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be >= 1, got {getattr(self, name)}")
         if not 0.0 <= self.refine <= 1.0:
             raise ValueError(f"refine must be between 0 and 1, got {self.refine}")
-        if not 0.0 <= self.max_similarity <= 1.0:
-            raise ValueError(f"max_similarity must be between 0 and 1, got {self.max_similarity}")
-        for name, value, allowed in (
-            ("g", self.g, ("acc", "acc-int", "acc2", "acc2-int")),
-            ("weights", self.weights, ("weight-goal4", "weight-goal5", "random")),
-            ("check", self.check, ("strict", "substring")),
-            ("mode", self.mode, ("paper", "improved")),
-            ("budget_unit", self.budget_unit, ("nodes", "calls")),
-        ):
-            if value not in allowed:
-                raise ValueError(f"Invalid {name} {value!r}. Must be one of: {list(allowed)}")
+        check_choice("weights", self.weights, ("weight-goal4", "weight-goal5", "random"))
+        check_choice("mode", self.mode, ("paper", "improved"))
 
+    def scopes(self) -> tuple[Scope, ...]:
+        """Improved mode keeps its N hardest of one long search (setting); the paper's search finds one story."""
+        return ("setting", "story") if self.mode == "improved" else ("story",)
 
+    def budget_blind(self) -> bool:
+        """Paper mode looks at its budget only to stop planning; improved mode refines until it."""
+        return self.mode == "paper"
 
-@dataclass
-class SearchResult:
-    """What a search (or a baseline) found, and what it cost."""
+    def for_setting(self, keep: int, expand_width: int) -> AStar:
+        return replace(self, keep=keep, **({"expand_width": expand_width} if self.mode == "improved" else {}))
 
-    method: str
-    setting: str
-    story: Story | None
-    node: NodeEval | None
-    #: budget units spent (node evaluations, shortcut included)
-    nodes_evaluated: int
-    #: prompts answered by the target model
-    model_calls: int
-    pops: int = 0
-    trace: list[NodeEval] = field(default_factory=list)
-    #: every distinct goal evaluated, hardest first (improved mode; paper mode: the returned goal), so one search
-    #: spending a whole setting's budget can fill several story slots
-    goals: list[tuple[Story, NodeEval]] = field(default_factory=list)
+    def record(self, setting_scoped: bool) -> dict[str, Any]:
+        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        if self.mode != "improved":
+            del d["refine"], d["prune"], d["screen"]  # improved-mode knobs: meaningless here
+        elif self.budget_unit != "calls":
+            del d["prune"]  # saves calls only: meaningless with a node budget
+        del d["keep"]  # set per search from stories_per_setting (setting scope), never by the user
+        if self.expand_width == 1:
+            del d["expand_width"]  # the default
+        return d
 
-    @property
-    def g(self) -> float | None:
-        return None if self.node is None else self.node.g
-
-    @property
-    def h(self) -> float | None:
-        return None if self.node is None else self.node.h
-
-    @property
-    def f(self) -> float | None:
-        return None if self.node is None else self.node.f
-
-    @property
-    def questions(self) -> list[dict[str, Any]]:
-        return [] if self.node is None else self.node.questions
-
-    def to_dict(self) -> dict[str, Any]:
-        """A JSON-serialisable record (the story via `Story.to_dict`, so it replays with every label)."""
-        return {
-            "method": self.method,
-            "setting": self.setting,
-            "found": self.story is not None,
-            "story": None if self.story is None else self.story.to_dict(),
-            "text": None if self.story is None else self.story.text,
-            "g": self.g,
-            "h": self.h,
-            "f": self.f,
-            "questions": self.questions,
-            "nodes_evaluated": self.nodes_evaluated,
-            "model_calls": self.model_calls,
-            "pops": self.pops,
-            "trace": [n.to_dict() for n in self.trace],
-            "goals": [n.index for _, n in self.goals],
-        }
+    async def search(self, setting: Setting, contexts: Sequence[Context], answer: Answerer, budget: int,
+                     rng: random.Random) -> SearchResult:
+        return await astar_search(setting, contexts, answer, replace(self, budget=budget), rng)
 
 
 def _branching(g: float) -> int:
@@ -262,7 +185,7 @@ def _weighted_order(items: list[Story], weights: list[float], rng: random.Random
     return out
 
 
-def _neighbours(story: Story, cond: Conditions, config: SearchConfig, n: int, rng: random.Random) -> list[Story]:
+def _neighbours(story: Story, cond: Conditions, config: AStar, n: int, rng: random.Random) -> list[Story]:
     """50n rollouts of at most k actions (stopping at S); keep new, not never-desired, distinct children, ordered.
 
     Children are told apart by the text of their added steps (they all begin with `story`'s, so equal added text is
@@ -392,7 +315,7 @@ class _Round:
                 frontier.push(c, hit if hit is not None else next(fresh))
 
 
-def _pop_round(frontier: _Frontier, plan: _Round, cond: Conditions, config: SearchConfig, rng: random.Random,
+def _pop_round(frontier: _Frontier, plan: _Round, cond: Conditions, config: AStar, rng: random.Random,
                width: int) -> NodeEval | None:
     """Pop until `width` expandable nodes (1 in paper mode: exactly §7.4) and plan their children into `plan`; in
     paper mode, the first goal popped, which ends the search."""
@@ -409,7 +332,7 @@ def _pop_round(frontier: _Frontier, plan: _Round, cond: Conditions, config: Sear
     return None
 
 
-async def _frontier_search(frontier: _Frontier, cond: Conditions, ev: Evaluator, config: SearchConfig,
+async def _frontier_search(frontier: _Frontier, cond: Conditions, ev: Evaluator, config: AStar,
                            rng: random.Random) -> NodeEval | None:
     """The A* loop (semantics §7.4). Paper mode: the first goal popped, or None. Improved mode: the loop without
     stopping at goals (they are all in the trace), over its share `1 - refine` of the budget, `expand_width` nodes
@@ -434,7 +357,7 @@ async def astar_search(
     setting: Setting,
     context: Context | Sequence[Context],
     answer: Answerer,
-    config: SearchConfig | None = None,
+    config: AStar | None = None,
     rng: random.Random | None = None,
 ) -> SearchResult:
     """Search one story for `setting` that the target model `answer` gets wrong (semantics §7.4).
@@ -444,7 +367,7 @@ async def astar_search(
     Several contexts: the A* frontier grows in the first; improved mode's refinement draws its fresh stories from
     all of them in turn (so the kept stories can each have a context of their own).
     """
-    config = config or SearchConfig()
+    config = config or AStar()
     rng = rng if rng is not None else random.Random(0)
     cond = Conditions.of(setting)
     ctxs = setting_contexts(context, setting, rng)
@@ -454,7 +377,7 @@ async def astar_search(
     goals = [found] if found is not None else []
     if config.mode == "improved":
         await refine([Story(c) for c in ctxs], cond, ev, config, rng, config.expand_width)
-        goals = _ranked_goals(ev.trace)
+        goals = ranked_goals(ev.trace)
         found = goals[0] if goals else None
     return SearchResult(
         method=f"astar-{config.mode}",

@@ -17,14 +17,14 @@ import random
 import re
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from tombench.dsl import AnswerType, Conditions, Prompt, Question, Rollouts, Story, build_prompt, check_answer
+from tombench.generators.exploretom.search.diversity import DEFAULT_MAX_SIMILARITY
 
-if TYPE_CHECKING:
-    from tombench.generators.exploretom.search.astar import SearchConfig
-
-__all__ = ["Answerer", "GVariant", "NodeEval", "Evaluator", "Rates", "SENTINEL_G"]
+__all__ = ["Answerer", "GVariant", "EvalConfig", "NodeEval", "Evaluator", "Rates", "SENTINEL_G", "QKey", "qkey",
+           "p_harder", "expected_calls_of", "ranked_goals", "chosen_questions",
+           "check_choice"]
 
 #: the target model: answers a batch of prompts (concurrently, in its own way), one response per prompt, in order
 Answerer = Callable[[list[Prompt]], Awaitable[list[str]]]
@@ -33,6 +33,48 @@ GVariant = Literal["acc", "acc-int", "acc2", "acc2-int"]
 
 #: g of a node whose question set is empty: "not evaluated", ranked after every real accuracy, no budget spent
 SENTINEL_G = 2.0
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    """What every search method reads to score a story and to count its budget: the knobs of g, h and the budget
+    unit (semantics §7.3), and the shape cap of the stories a run keeps. Each method's own config extends it, so the
+    evaluator and the runner read one set of names whatever the method."""
+
+    #: budget per search, in `budget_unit`s (a method's `search` sets it per call)
+    budget: int = 50
+    #: "nodes": node evaluations (the paper's unit); "calls": prompts put to the model, for comparing methods at
+    #: equal model-call cost (a node of a short story asks fewer questions than a full random story)
+    budget_unit: Literal["nodes", "calls"] = "nodes"
+    #: lookahead rollouts per evaluated node (P)
+    lookahead: int = 50
+    #: weight of the heuristic h
+    alpha: float = 0.1
+    #: which questions g is the accuracy on
+    g: GVariant = "acc"
+    #: stories of <= 3 sentences get g = 1.0 without a model call (but spend a unit), as in the original
+    short_story_shortcut: bool = True
+    #: how answers are judged (semantics §5.6)
+    check: Literal["strict", "substring"] = "strict"
+    #: the cap on shape similarity between two kept stories (`diversity.select_distinct`); 1.0 disables it
+    max_similarity: float = DEFAULT_MAX_SIMILARITY
+
+    def __post_init__(self) -> None:
+        if self.budget < 0:
+            raise ValueError(f"budget must be >= 0, got {self.budget}")
+        if self.lookahead < 1:
+            raise ValueError(f"lookahead must be >= 1, got {self.lookahead}")
+        if not 0.0 <= self.max_similarity <= 1.0:
+            raise ValueError(f"max_similarity must be between 0 and 1, got {self.max_similarity}")
+        check_choice("g", self.g, ("acc", "acc-int", "acc2", "acc2-int"))
+        check_choice("check", self.check, ("strict", "substring"))
+        check_choice("budget_unit", self.budget_unit, ("nodes", "calls"))
+
+
+def check_choice(name: str, value: object, allowed: Sequence[object]) -> None:
+    """A config value out of its choices: the message the user sees (a ValueError the caller turns into one line)."""
+    if value not in allowed:
+        raise ValueError(f"Invalid {name} {value!r}. Must be one of: {list(allowed)}")
 
 
 @dataclass
@@ -74,7 +116,7 @@ class NodeEval:
 
 
 
-def _chosen_questions(story: Story, variant: GVariant) -> list[Question]:
+def chosen_questions(story: Story, variant: GVariant) -> list[Question]:
     order = 2 if variant.startswith("acc2") else 1
     qs = story.questions(orders=(order,))
     if variant.endswith("-int"):
@@ -88,7 +130,7 @@ class Evaluator:
     Shared by the search and the baselines so that both spend budget and call the model in exactly the same way.
     """
 
-    def __init__(self, conditions: Conditions, answer: Answerer, config: SearchConfig) -> None:
+    def __init__(self, conditions: Conditions, answer: Answerer, config: EvalConfig) -> None:
         self.cond = conditions
         self.answer = answer
         self.config = config
@@ -143,7 +185,7 @@ class Evaluator:
             # a story is planned several times (its cost, its promise, its evaluation): compute its questions once
             if len(self._plans) > 20000:
                 self._plans.clear()
-            qs = self._plans[text] = _chosen_questions(story, self.config.g)
+            qs = self._plans[text] = chosen_questions(story, self.config.g)
         return list(qs), bool(qs)
 
     async def evaluate_many(self, stories: Sequence[Story], rng: random.Random) -> list[NodeEval]:
@@ -178,7 +220,7 @@ class Evaluator:
         for s, limit in zip(stories, limits, strict=True):
             qs, _ = self.plan(s)
             if limit is not None:
-                qs = sorted(qs, key=lambda q: -rates.get(_qkey(q, s), 0.5))  # stable: ties keep the question order
+                qs = sorted(qs, key=lambda q: -rates.get(qkey(q, s), 0.5))  # stable: ties keep the question order
             pending.append((s, qs, limit))
         return await _pipelined(pending, self, rng, rates if give_up > 0 else None, give_up)
 
@@ -300,7 +342,7 @@ def _mention(text: str, answer: str, candidates: Sequence[str]) -> str | None:
 QKey = tuple[str, bool, bool, str | None]
 
 
-def _qkey(q: Question | dict[str, Any], story: Story | None = None, text: str | None = None) -> QKey:
+def qkey(q: Question | dict[str, Any], story: Story | None = None, text: str | None = None) -> QKey:
     """What predicts a target's answer being right: the question kind, the two flags, and where the expected answer
     stands among the candidates the story names (`_mention`; a recorded answer carries it). `text`: the story's
     text when the caller has it (joining it again per question was a few percent of improved mode's CPU)."""
@@ -337,7 +379,7 @@ class Rates:
             if node.shortcut:
                 continue
             for x in node.questions:
-                k = _qkey(x)
+                k = qkey(x)
                 for table, key in ((self.fine, k), (self.coarse, (k[0], k[3]))):
                     c = table.setdefault(key, [0, 0])  # type: ignore[attr-defined]
                     c[0] += x["correct"]
@@ -350,7 +392,7 @@ class Rates:
 
 def _rates_of(story: Story, qs: Sequence[Question], rates: Rates) -> list[float]:
     """This target's right-answer rate for each of `qs` (`Rates.get` of the question's key)."""
-    return [rates.get(_qkey(q, story)) for q in qs]
+    return [rates.get(qkey(q, story)) for q in qs]
 
 
 def _counts_of(ps: Sequence[float]) -> list[float]:
@@ -369,7 +411,7 @@ def _need(n: int, bar: float | None) -> int:
     return n if bar is None else math.ceil(bar * n - 1e-9)
 
 
-def _p_harder(ps: Sequence[float], bar: float | None) -> float:
+def p_harder(ps: Sequence[float], bar: float | None) -> float:
     """The chance that this target's accuracy on questions right with chances `ps` (`_rates_of`) is below `bar`
     (None: below 1, i.e. adversarial at all).
 
@@ -395,7 +437,7 @@ def _worth_going_on(story: Story, rest: Sequence[Question], rates: Rates, room: 
     return sum(_counts_of(ps)[:room]) / max(_calls_of(ps, room), 1.0)
 
 
-def _expected_calls_of(ps: Sequence[float], bar: float | None) -> float:
+def expected_calls_of(ps: Sequence[float], bar: float | None) -> float:
     """About how many of the questions (right with chances `ps`) pruning will ask: until ceil(bar x n) right
     answers, at most all of them."""
     n = len(ps)
@@ -422,7 +464,7 @@ def _hardness(x: NodeEval) -> tuple[float, int, int]:
     return (x.g, -x.num_interesting, x.index)
 
 
-def _ranked_goals(trace: list[NodeEval]) -> list[NodeEval]:
+def ranked_goals(trace: list[NodeEval]) -> list[NodeEval]:
     """Every goal of the trace, hardest first (trace entries are distinct story texts: g and h are cached by text)."""
     return sorted((x for x in trace if x.is_goal), key=_hardness)
 

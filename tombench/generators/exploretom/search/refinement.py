@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import random
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, NamedTuple
+from typing import Literal, NamedTuple, Protocol
 
 from tombench.dsl import Conditions, Question, Story, rollout
 from tombench.dsl.deferred import belief_free
@@ -21,16 +21,30 @@ from tombench.generators.exploretom.search.evaluator import (
     NodeEval,
     QKey,
     Rates,
-    _expected_calls_of,
-    _p_harder,
-    _qkey,
-    _ranked_goals,
+    expected_calls_of,
+    p_harder,
+    qkey,
+    ranked_goals,
 )
 
-if TYPE_CHECKING:
-    from tombench.generators.exploretom.search.astar import SearchConfig
 
-__all__ = ["refine", "REFINE_PARENTS", "REFINE_FRESH", "REFINE_SCREEN", "DRAWS_PER_YIELD", "REFINE_PATIENCE",
+class RefineKnobs(Protocol):
+    """What refinement reads of its search's config (A*'s improved mode passes its own)."""
+
+    @property
+    def budget(self) -> int: ...
+    @property
+    def budget_unit(self) -> Literal["nodes", "calls"]: ...
+    @property
+    def keep(self) -> int: ...
+    @property
+    def prune(self) -> bool: ...
+    @property
+    def screen(self) -> int: ...
+    @property
+    def max_similarity(self) -> float: ...
+
+__all__ = ["refine", "RefineKnobs", "REFINE_PARENTS", "REFINE_FRESH", "REFINE_SCREEN", "DRAWS_PER_YIELD", "REFINE_PATIENCE",
            "REFINE_GIVE_UP", "REFINE_DIVERSITY", "REFINE_TOPUP", "REFINE_POOL_AGE"]
 
 #: refinement: parents are drawn uniformly from this many hardest goals (few: the budget goes where it pays most)
@@ -45,7 +59,7 @@ REFINE_FRESH = 0.5
 #: refinement: screened draws per child asked that a round chooses from. Drawing a story costs no model call, so
 #: each round asks the most promising of its pool (up to this many per child asked): the likeliest to beat the
 #: kept story they would replace, judged by how often this target got each kind of question right so far
-#: (`_p_harder`). Measured when every round drew all of them anew, against 8 (with the likeness discount): kept
+#: (`p_harder`). Measured when every round drew all of them anew, against 8 (with the likeness discount): kept
 #: stories at 0.191 against 0.201 on 7 settings against recency (4 run seeds), 0.126 against 0.134 on the random
 #: target's 4 open settings (12); 32 was better still (0.185, 0.112) but takes the CPU of a round past a slow
 #: model's latency (docs/search.md). Rounds now draw REFINE_TOPUP per child asked and carry the rest over
@@ -161,14 +175,14 @@ class _Kept:
     hardest goals are often variants of one story of which only one can be kept.
     """
 
-    def __init__(self, ev: Evaluator, config: SearchConfig, contexts: Sequence[str],
+    def __init__(self, ev: Evaluator, config: RefineKnobs, contexts: Sequence[str],
                  shapes: dict[int, frozenset[str]]) -> None:
         def shape_of(x: NodeEval) -> frozenset[str]:
             if x.index not in shapes:
                 shapes[x.index] = story_shape(ev.desired[x.index])
             return shapes[x.index]
 
-        self.ranked = _ranked_goals(ev.trace)
+        self.ranked = ranked_goals(ev.trace)
         self.ctx_of = {x.index: ev.desired[x.index].context.id for x in self.ranked}
         # no swaps: they change which equally hard stories are kept, not the accuracies the search aims at, and
         # measured, they moved the search's path more than they helped (families grid against recency: 0.016 ->
@@ -233,7 +247,7 @@ class _Kept:
         return [ev.desired[x.index] for x in same[:REFINE_PARENTS]]
 
 
-async def refine(roots: Sequence[Story], cond: Conditions, ev: Evaluator, config: SearchConfig,
+async def refine(roots: Sequence[Story], cond: Conditions, ev: Evaluator, config: RefineKnobs,
                  rng: random.Random, width: int) -> None:
     """Spend the rest of the budget on fresh stories and edits of the kept ones (improved mode).
 
@@ -265,7 +279,7 @@ class _Draw(NamedTuple):
     promise: float
     #: the g it must stay below to be kept (`_Kept.threshold`; None: any goal is kept)
     bar: float | None
-    #: its chance of beating `bar` per expected call (`_p_harder`)
+    #: its chance of beating `bar` per expected call (`p_harder`)
     per_call: float
 
 
@@ -288,9 +302,9 @@ class _Entry:
 
 
 def _keys(story: Story, text: str, qs: Sequence[Question]) -> tuple[QKey, ...]:
-    """`_qkey` of each of `story`'s questions `qs`, with the story's text (`text`) joined once, not once per question:
+    """`qkey` of each of `story`'s questions `qs`, with the story's text (`text`) joined once, not once per question:
     refinement keys every question of every story it pools (a dozen per story). A tuple: `_rank` looks it up."""
-    return tuple(_qkey(q, story, text) for q in qs)
+    return tuple(qkey(q, story, text) for q in qs)
 
 
 class _Refinement:
@@ -301,7 +315,7 @@ class _Refinement:
     (they take the open contexts in turn), the draws since the start (the event loop is handed back every
     DRAWS_PER_YIELD), and the goals' shapes (computed once)."""
 
-    def __init__(self, roots: Sequence[Story], cond: Conditions, ev: Evaluator, config: SearchConfig,
+    def __init__(self, roots: Sequence[Story], cond: Conditions, ev: Evaluator, config: RefineKnobs,
                  rng: random.Random, width: int) -> None:
         self.roots = list(roots)
         self.root_of = {r.context.id: r for r in roots}
@@ -424,7 +438,7 @@ class _Refinement:
         per_call = None if known is None else known.get((e.keys, bar))
         if per_call is None:
             ps = [rates.get(k) for k in e.keys]  # each question's rate, once for both estimates
-            per_call = _p_harder(ps, bar) / max(_expected_calls_of(ps, bar), 1.0)
+            per_call = p_harder(ps, bar) / max(expected_calls_of(ps, bar), 1.0)
             if known is not None:
                 known[(e.keys, bar)] = per_call
         return _Draw(e, _promise(per_call, e.close, self.config.max_similarity), bar, per_call)

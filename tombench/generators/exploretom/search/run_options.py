@@ -9,10 +9,10 @@ Bad values raise ValueError with the message the user sees.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
-from tombench.dsl import ACTION_SETS, Setting
-from tombench.generators.exploretom.search.astar import SearchConfig
+from tombench.dsl import ACTION_SETS, Setting, settings_grid
+from tombench.generators.exploretom.search.registry import build_method
 from tombench.generators.exploretom.search.runner import RunConfig
 from tombench.kit.options import in_shard
 
@@ -22,20 +22,28 @@ __all__ = ["ASYMMETRY", "story_types", "setting_grid", "shard_grid", "run_config
 ASYMMETRY = {"plain": ("",), "asymmetric": ("+asymmetric",), "both": ("", "+asymmetric")}
 
 
-def story_types(spec: str, asymmetric: Literal["plain", "asymmetric", "both"]) -> list[str]:
-    """The story types of `spec` ("all-sets" or comma-separated action sets, a "+asymmetric" suffix ignored), each
-    plain, asymmetric or both, in order and without repeats."""
-    sets = list(ACTION_SETS) if spec == "all-sets" else [t.strip() for t in spec.split(",") if t.strip()]
+def story_types(spec: str | Sequence[str], asymmetric: Literal["plain", "asymmetric", "both"],
+                what: str = "story type(s)") -> list[str]:
+    """The story types of `spec` ("all-sets", comma-separated action sets or a list of them, a "+asymmetric"
+    suffix ignored), each plain, asymmetric or both, in order and without repeats; `what` names the option in the
+    message for a bad value."""
+    if asymmetric not in ASYMMETRY:
+        raise ValueError(f"Invalid asymmetric value: {asymmetric!r}. Must be one of: {list(ASYMMETRY)}")
+    given = [spec] if isinstance(spec, str) else list(spec)
+    sets = [t.strip() for x in given for t in str(x).split(",") if t.strip()]
+    sets = list(ACTION_SETS) if sets == ["all-sets"] else sets
     bad = [t for t in sets if t.removesuffix("+asymmetric") not in ACTION_SETS]
     if bad:
-        raise ValueError(f"Invalid story type(s) {bad}. Must be one of: {list(ACTION_SETS)}")
+        raise ValueError(f"Invalid {what} {bad}. Must be one of: {list(ACTION_SETS)} or 'all-sets'")
     return list(dict.fromkeys(t.removesuffix("+asymmetric") + suffix for t in sets for suffix in ASYMMETRY[asymmetric]))
 
 
 def setting_grid(types: Sequence[str], people: Sequence[int], moves: Sequence[int],
                  rooms: int | None = None) -> list[Setting]:
-    """Every setting of the grid, story type first, then people, then moves (the order the run searches them)."""
-    return [Setting.make(t, p, m, rooms) for t in types for p in people for m in moves]
+    """Every setting of the grid, story type first, then people, then moves (the order the run searches them);
+    `rooms` overrides every action set's number of rooms (`dsl.settings_grid` is the grid itself)."""
+    grid = settings_grid(list(types), list(people), list(moves))
+    return grid if rooms is None else [Setting.make(s.story_type, s.people, s.moves, rooms) for s in grid]
 
 
 def shard_grid(settings: Sequence[Setting], shard: tuple[int, int]) -> tuple[list[int], list[Setting]]:
@@ -46,15 +54,13 @@ def shard_grid(settings: Sequence[Setting], shard: tuple[int, int]) -> tuple[lis
     return [j for j, _ in picked], [s for _, s in picked]
 
 
-def run_config(*, stories_per_setting: int, budget: int, budget_unit: str, budget_per_setting: int | None,
-               method: str, mode: str, refine: float | None, prune: bool, scope: str, max_similarity: float | None,
-               g: str, k: int, check: str, seed: int, model: str, contexts_id: str) -> RunConfig:
-    """The run's configuration; `refine` and `max_similarity` None keep `SearchConfig`'s defaults (set in one place,
-    with the search)."""
-    search = SearchConfig(k=k, budget=budget, g=g, check=check, mode=mode,  # type: ignore[arg-type]
-                          budget_unit=budget_unit, prune=prune,  # type: ignore[arg-type]
-                          **({} if refine is None else {"refine": refine}),
-                          **({} if max_similarity is None else {"max_similarity": max_similarity}))
+def run_config(*, method: str, stories_per_setting: int, budget: int, budget_per_setting: int | None = None,
+               scope: str = "auto", seed: int = 0, model: str = "", contexts_id: str = "",
+               **knobs: Any) -> RunConfig:
+    """The run's configuration, the same for `tombench search` and the live task: method `method`
+    (`registry.build_method`) with the search `knobs` it has (a knob given as None keeps the method's default, set
+    in one place, with the method), `budget` per story."""
+    search = build_method(method, budget=budget, **{k: v for k, v in knobs.items() if v is not None})
     return RunConfig(stories_per_setting=stories_per_setting, budget_per_story=budget,
-                     budget_per_setting=budget_per_setting, seed=seed, method=method,  # type: ignore[arg-type]
-                     search=search, model=model, contexts_id=contexts_id, scope=scope)  # type: ignore[arg-type]
+                     budget_per_setting=budget_per_setting, seed=seed, search=search, model=model,
+                     contexts_id=contexts_id, scope=scope)  # type: ignore[arg-type]

@@ -35,22 +35,22 @@ import json
 import os
 import random
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
 from tombench.dsl import Context, Setting, Story, derive_seed
 from tombench.generators.exploretom.identity import story_digest
-from tombench.generators.exploretom.search.astar import SearchConfig, SearchResult, astar_search
-from tombench.generators.exploretom.search.baselines import over_generate, random_baseline
+from tombench.generators.exploretom.search.astar import AStar
 from tombench.generators.exploretom.search.diversity import select_distinct, story_shape
 from tombench.generators.exploretom.search.evaluator import Answerer, NodeEval
+from tombench.generators.exploretom.search.method import SearchMethod, SearchResult
 
-__all__ = ["RunConfig", "SettingProgress", "run_searches", "search_setting", "setting_job", "astar_job",
-           "slot_contexts", "select_kept",
-           "prepare_out_dir", "read_jsonl", "RunConfigMismatch"]
-
-Method = Literal["astar", "over-generate", "random"]
+__all__ = ["TRACE", "RunConfig", "SettingProgress", "run_searches", "search_setting", "setting_job", "slot_contexts",
+           "select_kept", "prepare_out_dir", "read_jsonl", "RunConfigMismatch"]
+#: the key of an attempt record that found nothing holding its search's trace (a found story's record has it): for
+#: the live task's search samples; attempts.jsonl leaves it out (resuming never reads it)
+TRACE = "trace"
 #: consecutive searches that spent nothing before a setting is abandoned (§7.5)
 PATIENCE = 10
 
@@ -79,35 +79,36 @@ class RunConfig:
     #: default: stories_per_setting x budget_per_story (the paper's 10 x 50 = 500)
     budget_per_setting: int | None = None
     seed: int = 0
-    method: Method = "astar"
-    search: SearchConfig = field(default_factory=SearchConfig)
+    #: the search method with its config (`registry.build_method`)
+    search: SearchMethod = field(default_factory=AStar)
     model: str = ""
     contexts_id: str = ""
     #: "setting" = one search spends the remaining setting budget, over all the setting's slot contexts, and offers
-    #: its hardest distinct goals (improved A* and over-generation); "story" = one search per story slot with
-    #: `budget_per_story` (the paper's split); "auto" = setting for improved A*, story otherwise
+    #: its hardest distinct goals; "story" = one search per story slot with `budget_per_story` (the paper's split);
+    #: "auto" = the method's default scope (`SearchMethod.scopes`)
     scope: Literal["auto", "setting", "story"] = "auto"
-    #: improved setting scope: nodes expanded per round (`SearchConfig.expand_width`), so one search per setting
+    #: setting scope: nodes expanded per round by a method that has rounds (improved A*), so one search per setting
     #: still keeps a slow model's connections busy
     expand_width: int = 4
 
     def __post_init__(self) -> None:
         if self.scope not in ("auto", "setting", "story"):
             raise ValueError(f"Invalid scope {self.scope!r}. Must be one of: ['auto', 'setting', 'story']")
-        if self.scope == "setting" and not (self.method == "over-generate" or self._improved):
-            raise ValueError("scope='setting' needs improved A* or over-generate (paper A* and random search one "
-                             "story at a time)")
+        if self.scope != "auto" and self.scope not in self.search.scopes():
+            raise ValueError(f"scope={self.scope!r} needs a method that offers it: {self.search.name} with these "
+                             f"options searches with scope {' or '.join(repr(x) for x in self.search.scopes())}")
         if self.stories_per_setting < 1:
             raise ValueError(f"stories_per_setting must be >= 1, got {self.stories_per_setting}")
 
     @property
-    def _improved(self) -> bool:
-        return self.method == "astar" and self.search.mode == "improved"
+    def method(self) -> str:
+        """The search method's name (run.json's "method")."""
+        return self.search.name
 
     @property
     def setting_scoped(self) -> bool:
         """Whether searches get the whole remaining setting budget and offer several stories."""
-        return self.scope == "setting" or (self.scope == "auto" and self._improved)
+        return self.scope == "setting" or (self.scope == "auto" and self.search.scopes()[0] == "setting")
 
     @property
     def setting_budget(self) -> int:
@@ -116,20 +117,19 @@ class RunConfig:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        d = asdict(self)
-        d["search"] = asdict(self.search)
-        d["scope"] = "setting" if self.setting_scoped else "story"
-        if not self._improved:
-            # meaningless for other methods: left out
-            del d["search"]["refine"], d["search"]["prune"], d["search"]["screen"]
-        elif self.search.budget_unit != "calls":
-            del d["search"]["prune"]  # saves calls only: meaningless with a node budget
-        if not (self._improved and self.setting_scoped):
-            del d["expand_width"]
-        del d["search"]["keep"]  # set per search from stories_per_setting (setting scope), never by the user
-        if self.search.expand_width == 1:
-            del d["search"]["expand_width"]  # the default, as before the option existed
+        """run.json: what makes this run what it is (a knob the method does not read is left out)."""
+        d = {"stories_per_setting": self.stories_per_setting, "budget_per_story": self.budget_per_story,
+             "budget_per_setting": self.budget_per_setting, "seed": self.seed, "method": self.method,
+             "search": self.search.record(self.setting_scoped), "model": self.model, "contexts_id": self.contexts_id,
+             "scope": "setting" if self.setting_scoped else "story"}
+        if self.setting_scoped and "expand_width" in _knobs(self.search):
+            d["expand_width"] = self.expand_width
         return d
+
+
+def _knobs(method: SearchMethod) -> set[str]:
+    """The names of a method's config fields."""
+    return {f.name for f in fields(method)}  # type: ignore[arg-type]
 
 
 @dataclass
@@ -287,19 +287,15 @@ def _story_record(res: SearchResult, story: Story, node: NodeEval, rank: int, of
             "pops": res.pops,
             # the trace once per attempt, on its first story
             # (a pruned node's g is a lower bound: refinement stopped asking once it could not be kept)
-            "trace": [] if rank else [{"g": n.g, "h": n.h, "f": n.f, "spent": n.spent, "text": n.text,
-                                       **({"pruned": True} if n.pruned else {})} for n in res.trace],
+            "trace": [] if rank else _trace(res),
         },
     }
 
 
-async def _one(method: Method, setting: Setting, contexts: Sequence[Context], answer: Answerer, cfg: SearchConfig,
-               rng: random.Random) -> SearchResult:
-    if method == "astar":
-        return await astar_search(setting, contexts, answer, cfg, rng)
-    if method == "over-generate":
-        return await over_generate(setting, contexts, answer, cfg.budget, rng, cfg)
-    return await random_baseline(setting, contexts[0], answer, rng, cfg)
+def _trace(res: SearchResult) -> list[dict[str, Any]]:
+    """The nodes a search evaluated, in order, as records keep them."""
+    return [{"g": n.g, "h": n.h, "f": n.f, "spent": n.spent, "text": n.text, **({"pruned": True} if n.pruned else {})}
+            for n in res.trace]
 
 
 async def _attempt(setting: Setting, i: int, contexts: Sequence[Context], answer: Answerer, run: RunConfig,
@@ -309,26 +305,22 @@ async def _attempt(setting: Setting, i: int, contexts: Sequence[Context], answer
     if run.setting_scoped:
         k = i % len(contexts)
         ctxs = list(contexts[k:]) + list(contexts[:k])  # a later search starts its frontier in another context
-        over: dict[str, Any] = {"budget": budget, "keep": run.stories_per_setting}
-        if run._improved:
-            over["expand_width"] = run.expand_width
+        method = run.search.for_setting(run.stories_per_setting, run.expand_width)
     else:
-        ctxs = [contexts[i % len(contexts)]]
-        over = {"budget": budget}
-    cfg = SearchConfig(**{**asdict(run.search), **over})
-    res = await _one(run.method, setting, ctxs, answer, cfg, random.Random(seed))
+        ctxs, method = [contexts[i % len(contexts)]], run.search
+    res = await method.search(setting, ctxs, answer, budget, random.Random(seed))
     picks = _picks(res, run)
     stories = [_story_record(res, story, node, rank, len(picks), setting, i, seed, story.context, run)
                for rank, (story, node) in enumerate(picks)]
     return {"setting_id": setting.id, "attempt": i, "found": bool(picks), "g": res.g,
             "spent": res.nodes_evaluated, "model_calls": res.model_calls, "gs": [n.g for _, n in picks],
-            "stories": stories}
+            "stories": stories, **({} if picks else {TRACE: _trace(res)})}
 
 
 def _budget_blind_below(run: RunConfig) -> bool:
-    """Whether a search's result is the same for any budget above what it spent: paper A* only looks at its budget
-    to stop planning (over-generation draws up to it, improved A* refines until it)."""
-    return run.method == "astar" and run.search.mode == "paper" and not run.setting_scoped
+    """Whether a one-story search's result is the same for any budget above what it spent
+    (`SearchMethod.budget_blind`)."""
+    return run.search.budget_blind() and not run.setting_scoped
 
 
 def _worth_starting(run: RunConfig, used: int, i: int, k: int, done: dict[int, dict[str, Any]], idle: int,
@@ -362,14 +354,20 @@ async def search_setting(
     on_attempt: Callable[[dict[str, Any]], None] = lambda rec: None,
     progress: SettingProgress | None = None,
     on_update: Callable[[SettingProgress], None] = lambda p: None,
+    slot: int | None = None,
 ) -> list[dict[str, Any]]:
     """Spend one setting's budget (semantics §7.5) and return its kept story records (`select_kept`).
 
     `contexts` are the setting's slot contexts (`slot_contexts`). No I/O: finished attempts come in as
     `done_attempts` (resume) and go out through `on_attempt`, so the runner and the live task share this loop.
+    `slot`: run search number `slot` alone, with a story's budget, in context `slot` mod len(contexts) (story scope
+    only: the live task's paper mode, one sample per story slot, each the paper's single search of §7.4).
     """
-    prog = progress if progress is not None else SettingProgress(setting, run.stories_per_setting)
-    loop = _SettingLoop(setting, contexts, answer, run, done_attempts or {}, prog)
+    if slot is not None and run.setting_scoped:
+        raise ValueError("slot= runs one story's search: it needs story scope")
+    prog = progress if progress is not None else SettingProgress(setting, 1 if slot is not None
+                                                                 else run.stories_per_setting)
+    loop = _SettingLoop(setting, contexts, answer, run, done_attempts or {}, prog, slot)
     while loop.going_on():
         loop.launch()
         loop.take(await loop.next_record(on_attempt))
@@ -387,15 +385,17 @@ class _SettingLoop:
     in order, so the output is the sequential loop's."""
 
     def __init__(self, setting: Setting, contexts: Sequence[Context], answer: Answerer, run: RunConfig,
-                 done_attempts: dict[int, dict[str, Any]], prog: SettingProgress) -> None:
+                 done_attempts: dict[int, dict[str, Any]], prog: SettingProgress, slot: int | None = None) -> None:
         self.setting, self.contexts, self.answer, self.run = setting, contexts, answer, run
         self.done_attempts = done_attempts
         self.prog = prog
         self.calls = run.search.budget_unit == "calls"
-        self.window = 1 if run.setting_scoped else SPECULATE
+        self.window = 1 if run.setting_scoped or slot is not None else SPECULATE
         self.used = 0  # in the search's budget unit: node evaluations, or model calls
         self.idle = 0
-        self.i = 0
+        self.i = 0 if slot is None else slot
+        #: the search after the last one to run (`slot`: just that one)
+        self.end = None if slot is None else slot + 1
         self.launched = 0  # attempts started (or found done) so far; i..launched-1 are in flight
         self.flight: dict[int, tuple[int, asyncio.Task[dict[str, Any]]]] = {}  # attempt -> (its budget, its search)
         self.candidates: list[dict[str, Any]] = []
@@ -410,7 +410,7 @@ class _SettingLoop:
         """Budget left, fewer than PATIENCE idle searches in a row, and (setting scope) kept stories that can still
         get harder: N kept stories at accuracy 0 cannot."""
         run = self.run
-        if self.used >= run.setting_budget or self.idle >= PATIENCE:
+        if self.used >= run.setting_budget or self.idle >= PATIENCE or (self.end is not None and self.i >= self.end):
             return False
         return not (run.setting_scoped and len(self.kept) >= run.stories_per_setting
                     and all(r["g"] <= 0 for r in self.kept))
@@ -489,7 +489,7 @@ def prepare_out_dir(out_dir: Path, run: RunConfig) -> None:
     meta_path = out_dir / "run.json"
     meta = run.to_dict()
     if meta_path.exists():
-        old = json.loads(meta_path.read_text())
+        old = _readable(json.loads(meta_path.read_text()), run)
         if old != meta:
             diff = sorted(k for k in meta if old.get(k) != meta[k])
             raise RunConfigMismatch(
@@ -497,6 +497,16 @@ def prepare_out_dir(out_dir: Path, run: RunConfig) -> None:
             )
     else:
         meta_path.write_text(json.dumps(meta, indent=2) + "\n")
+
+
+def _readable(old: dict[str, Any], run: RunConfig) -> dict[str, Any]:
+    """An existing run.json as this version compares it: search knobs its method has no field for are dropped
+    (older versions wrote every method's knobs into one bag; a knob a method does not read never changed its run)."""
+    search = old.get("search")
+    if old.get("method") == run.method and isinstance(search, dict):
+        known = _knobs(run.search)
+        return {**old, "search": {k: v for k, v in search.items() if k in known}}
+    return old
 
 
 async def run_searches(
@@ -534,7 +544,11 @@ async def run_searches(
     written: dict[str, set[str]] = {}
     for rec in read_jsonl(stories_path):
         written.setdefault(rec["setting_id"], set()).add(_record_digest(rec))
-    stories, attempts = _Writer(stories_path), _Writer(attempts_path)
+    stories, attempt_writer = _Writer(stories_path), _Writer(attempts_path)
+
+    def write_attempt(rec: dict[str, Any]) -> None:
+        attempt_writer.write({k: v for k, v in rec.items() if k != TRACE})
+
     progress = [SettingProgress(s, run.stories_per_setting) for s in settings]
     sem = asyncio.Semaphore(max(1, parallel_settings))
     pool = None
@@ -550,10 +564,10 @@ async def run_searches(
             ctxs = slot_contexts(contexts, run.seed, indices[j], run.stories_per_setting)
             if pool is None:
                 kept = await search_setting(p.setting, ctxs, answer, run, done_attempts=done.get(sid, {}),
-                                            on_attempt=attempts.write, progress=p, on_update=on_update)
+                                            on_attempt=write_attempt, progress=p, on_update=on_update)
             else:
                 kept, _ = await pool.run(setting_job, (p.setting, ctxs, run, done.get(sid, {})), answer,
-                                         _SettingEvents(p, attempts.write, on_update))
+                                         _SettingEvents(p, write_attempt, on_update))
             for rec in kept:
                 # known by content identity: the same story is never written twice into one run
                 if _record_digest(rec) not in written.get(sid, set()):
@@ -569,22 +583,16 @@ async def run_searches(
 
 async def setting_job(answer: Answerer, emit: Callable[[Any], None], setting: Setting,
                       contexts: Sequence[Context], run: RunConfig,
-                      done_attempts: dict[int, dict[str, Any]] | None = None,
+                      done_attempts: dict[int, dict[str, Any]] | None = None, slot: int | None = None,
                       ) -> tuple[list[dict[str, Any]], SettingProgress]:
     """`search_setting` as a job of a worker process (`pool.SearchPool`): each finished attempt and the progress go
     to the parent as they come (the parent writes them: nothing is lost on interruption); the kept records and the
     final counters are the result."""
-    prog = SettingProgress(setting, run.stories_per_setting)
+    prog = SettingProgress(setting, 1 if slot is not None else run.stories_per_setting)
     kept = await search_setting(setting, contexts, answer, run, done_attempts=done_attempts,
                                 on_attempt=lambda rec: emit(("attempt", rec)), progress=prog,
-                                on_update=lambda p: emit(("progress", p)))
+                                on_update=lambda p: emit(("progress", p)), slot=slot)
     return kept, prog
-
-
-async def astar_job(answer: Answerer, emit: Callable[[Any], None], setting: Setting, context: Context,
-                    config: SearchConfig, seed: int) -> SearchResult:
-    """One A* search (the live task's paper mode: one story) as a job of a worker process."""
-    return await astar_search(setting, context, answer, config, random.Random(seed))
 
 
 class _SettingEvents:
