@@ -13,6 +13,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from tombench.dsl.denials import strip_denials
+
 __all__ = ["find_json", "read_bool", "read_option", "read_score", "read_yes_no"]
 
 # any language tag after the opening fence; it holds no bracket, so it can never start a JSON value
@@ -256,11 +258,13 @@ def read_option(text: str, letters: str, options: Sequence[str] = (), *, closing
     "答案是B") wins; else a label opening the reply ("B", "(B)", "[[B]]", "B. text", "B\\n\\nExplanation ...");
     else a concluding label ("..., so B."); else the one "[[X]]" anywhere, or the one bracketed label ("... (C)");
     else, unless the reply opens with reasoning or declines, the one option its first sentence states in words. A label offered
-    with another ("B or C", "A, B") is a hedge (None). Letters are read in either case; "A"/"I" followed by words
+    with another ("B or C", "A, B") is a hedge (None). What the reply denies ("not A", "B is wrong", "A? No.") is
+    never read: a reply that only denies picks nothing. Letters are read in either case; "A"/"I" followed by words
     are read as the article and the pronoun unless option A's (I's) text follows. `closing_keys` also reads "b)"
     anywhere (BigToM's key format), never inside a word ("sofa)").
     """
-    text = _plain(text or "")
+    said = _plain(text or "")
+    text = _affirmed(said, options)
     if not text:
         return None
     steps = (
@@ -276,7 +280,19 @@ def read_option(text: str, letters: str, options: Sequence[str] = (), *, closing
     cited = doubled or _bracketed(text, letters, options, closing_keys)  # "[[X]]" is a format asked for by name
     if cited:
         return cited.pop() if len(cited) == 1 else None
-    first = re.split(r"(?<=[.!?。])\s+|\n", text, maxsplit=1)[0]
-    if not options or _REASONING.match(text) or _REFUSAL.search(first):
+    first = _first_sentence(text)
+    if not options or _REASONING.match(said) or _REFUSAL.search(first) or _REFUSAL.search(_first_sentence(said)):
         return None
     return _named(first, letters, options)
+
+
+def _first_sentence(text: str) -> str:
+    return re.split(r"(?<=[.!?。])\s+|\n", text, maxsplit=1)[0]
+
+
+def _affirmed(text: str, options: Sequence[str]) -> str:
+    """The reply without what it denies ("not A", "B is wrong", "A? No.", "A - just kidding", "不是A": the shared
+    rule of `tombench.dsl.denials`), so a denied option is never read and the option stated after it is: "The answer
+    is not A but D." reads as "The answer is D.". An option's own negation ("Not reasonable") is kept. Leading
+    punctuation left by a blanked denial is dropped, so "A? No. C." opens with its answer."""
+    return strip_denials(text, options).strip().lstrip(".,;:!?。，；：！？-–— \n").strip()
