@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tombench.dsl.denials import YES_NO_WORDS, denials, strip_denials
+from tombench.dsl.denials import YES_NO_WORDS, denials, read_yes_no_affirmed, strip_denials
 
 
 def _said(text: str, **kwargs) -> str:
@@ -72,3 +72,13 @@ def test_blanking_keeps_offsets_and_only_blanks(text: str) -> None:
     out = strip_denials(text)
     assert len(out) == len(text)
     assert all(a == b or b == " " for a, b in zip(text, out, strict=True))
+
+
+def test_the_no_of_a_rejection_answers_only_when_nothing_else_does() -> None:
+    def first_word(text: str) -> str | None:
+        words = text.replace(".", " ").split()
+        return words[0] if words else None
+
+    assert read_yes_no_affirmed("Yes? No.", first_word) == "No"
+    assert read_yes_no_affirmed("Yes? No. So yes.", first_word) == "So"
+    assert read_yes_no_affirmed("Not yes.", first_word) == "Not"

@@ -25,10 +25,13 @@ Pure functions of strings; no state.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
-__all__ = ["Denial", "YES_NO_WORDS", "denials", "strip_denials"]
+_T = TypeVar("_T")
+
+__all__ = ["Denial", "YES_NO_WORDS", "denials", "read_yes_no_affirmed", "strip_denials"]
 
 #: The answer words of a yes/no reply: what a yes/no reader passes as `only` to `strip_denials`, so that under "not"
 #: it loses only these ("Not yes." says no answer, "it is not in its initial location" still says where it is).
@@ -168,3 +171,17 @@ def strip_denials(
         else:
             chars[d.start : d.end] = " " * (d.end - d.start)
     return "".join(chars)
+
+
+def read_yes_no_affirmed(text: str, read: Callable[[str], _T | None]) -> _T | None:
+    """A yes/no reader's `read` applied to `text` without its denials (`only=YES_NO_WORDS`).
+
+    The "No" of a rejection ("Yes? No.") rejects the yes and, for a yes/no question, also answers no, but only when
+    the reply states nothing after it: "Yes? No. She was in the room, so yes she knows." concludes yes. So the reply
+    is read first with that "No" denied with what it rejects, and only if that reads nothing, with it as the answer.
+    """
+    for no_is_answer in (False, True):
+        found = read(strip_denials(text, only=YES_NO_WORDS, no_is_answer=no_is_answer))
+        if found is not None:
+            return found
+    return None

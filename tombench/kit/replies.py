@@ -13,7 +13,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from tombench.dsl.denials import strip_denials
+from tombench.dsl.denials import denials, strip_denials
 
 __all__ = ["find_json", "read_bool", "read_option", "read_score", "read_yes_no"]
 
@@ -261,9 +261,33 @@ def read_option(text: str, letters: str, options: Sequence[str] = (), *, closing
     with another ("B or C", "A, B") is a hedge (None). What the reply denies ("not A", "B is wrong", "A? No.") is
     never read: a reply that only denies picks nothing. Letters are read in either case; "A"/"I" followed by words
     are read as the article and the pronoun unless option A's (I's) text follows. `closing_keys` also reads "b)"
-    anywhere (BigToM's key format), never inside a word ("sofa)").
+    anywhere (BigToM's key format), never inside a word ("sofa)"). An option the reply states and later denies is
+    withdrawn: the reply is read again from after that denial ("Answer: F. Wait, no - F is wrong. A." is A).
     """
     said = _plain(text or "")
+    letter = _read(said, letters, options, closing_keys)
+    if letter is not None and (rest := _after_withdrawal(said, letter, letters, options)) is not None:
+        return read_option(rest, letters, options, closing_keys=closing_keys)
+    return letter
+
+
+def _after_withdrawal(said: str, letter: str, letters: str, options: Sequence[str]) -> str | None:
+    """The text after the last denial that names `letter` (by its label or its text), or None if none does.
+
+    The final affirmed choice is the answer: what a reply chose before denying it no longer stands, and what it
+    says after the denial (the same option again, another one, or nothing) decides."""
+    named = [d for d in denials(said, options) if _names(said[d.start : d.end], letter, letters, options)]
+    return said[named[-1].end :] if named else None
+
+
+def _names(span: str, letter: str, letters: str, options: Sequence[str]) -> bool:
+    """Whether a denied span names `letter`: as a label ("F", "(F)") or in words ("the wardrobe")."""
+    labels = {tok[0] for i in range(len(span)) if (tok := _token(span, i, letters, options))}
+    return letter in labels or bool(options) and _named(span, letters, options) == letter
+
+
+def _read(said: str, letters: str, options: Sequence[str], closing_keys: bool) -> str | None:
+    """`read_option`'s reading of the reply without what it denies."""
     text = _affirmed(said, options)
     if not text:
         return None

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
-from tombench.dsl.denials import YES_NO_WORDS, strip_denials
+from tombench.dsl.denials import read_yes_no_affirmed
 from tombench.kit.intervals import wilson_interval
 from tombench.scorers.suites.choice import match_choice
 
@@ -146,7 +146,11 @@ def read_binary(text: str) -> str | None:
     t = re.sub(r"[*_`]", "", text).strip().strip("'\"").lower()
     if _HEDGE.search(t):
         return None
-    t = strip_denials(t, only=YES_NO_WORDS, no_is_answer=True)
+    return read_yes_no_affirmed(t, _stated_binary)
+
+
+def _stated_binary(t: str) -> str | None:
+    """`read_binary` on a lower-case reply without its denials."""
     first = re.match(r"\W*(\w+)", t)
     if first and first.group(1) in _FIRST_WORD:
         return _FIRST_WORD[first.group(1)]

@@ -30,7 +30,7 @@ import numpy as np
 from inspect_ai.scorer import CORRECT, INCORRECT, Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
-from tombench.dsl.denials import YES_NO_WORDS, strip_denials
+from tombench.dsl.denials import read_yes_no_affirmed, strip_denials
 
 __all__ = [
     "GENRES",
@@ -117,13 +117,17 @@ _NO_DETERMINER = r"(?!\s+(?:one|longer|reason|idea|way|matter|doubt|body|sign|ne
 def _yes_no(text: str) -> str | None:
     """Yes/no as a careful grader reads it: the opening yes/no decides ("Yes. As far as Sam knows, no one moved it."),
     else the one of them said as an answer; "no" before a noun ("no one", "no longer") is not an answer, "Yes or No"
-    is a hedge, a denied one ("Not yes.", "Yes - just kidding, no.") is no answer. With neither word, a response that restates the question's location answers it ("... is not in
-    its initial location" is a No)."""
+    is a hedge, a denied one ("Not yes.", "Yes - just kidding, no.") is no answer. With neither word, a response
+    that restates the question's location answers it ("... is not in its initial location" is a No)."""
     t = re.sub(r"[*_`]", "", text.lower()).strip()
     t = re.sub(r"^\W*answer\s*:?\s*", "", t)
     if re.search(r"\b(?:yes\s*(?:or|/)\s*no|no\s*(?:or|/)\s*yes)\b", t):
         return None
-    t = strip_denials(t, only=YES_NO_WORDS, no_is_answer=True)
+    return read_yes_no_affirmed(t, _stated_yes_no)
+
+
+def _stated_yes_no(t: str) -> str | None:
+    """`_yes_no` on a lower-case reply without its denials."""
     if m := re.match(rf"\W*(yes|no)\b{_NO_DETERMINER}", t):
         return m.group(1)
     found = set(re.findall(r"\byes\b", t)) | {"no" for _ in re.finditer(r"\bno\b(?=\s*(?:[.,;:!]|$))", t)}
