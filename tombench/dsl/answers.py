@@ -15,6 +15,8 @@ Two modes:
   - yes/no: the first yes/no word is the answer;
   - knowledge (K2): a negated knowing verb ("does not know", "isn't aware", "has no idea") means "does not know about
     it"; otherwise a knowing word ("knows", "aware") means "knows about it".
+  - names and yes/no: what the response denies ("in the box, not the basket", "Not yes.") is not read
+    (`tombench.dsl.denials`, the rule every suite's reader shares).
 
 Everything here is a pure function of strings; see docs/answer-matching.md for the decisions and what they cost.
 """
