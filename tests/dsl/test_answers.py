@@ -18,6 +18,7 @@ from tombench.dsl.answers import (
     extract_answer,
     normalise,
 )
+from tombench.dsl.denials import strip_denials
 
 CONTAINER, ROOM, YES_NO, KNOWLEDGE = AnswerType.CONTAINER, AnswerType.ROOM, AnswerType.YES_NO, AnswerType.KNOWLEDGE
 
@@ -66,7 +67,7 @@ CASES = [
     ("Anne will search in the box or the basket, since she left.", "box", CONTAINER, CONTAINERS, False, None, True),
     ("box or basket", "box", CONTAINER, CONTAINERS, False, None, True),
     ("1. box\n2. basket\n3. crate", "basket", CONTAINER, CONTAINERS, False, None, True),
-    ("Not in the box, but in the basket.", "basket", CONTAINER, CONTAINERS, False, None, True),
+    ("Not in the box, but in the basket.", "basket", CONTAINER, CONTAINERS, True, "basket", False),
     ("In the box. The box is in the kitchen.", "box", CONTAINER, CONTAINERS, True, "box", False),
     ("I cannot tell from the story.", "box", CONTAINER, CONTAINERS, False, None, False),
     ("", "box", CONTAINER, CONTAINERS, False, None, False),
@@ -245,7 +246,11 @@ def test_yes_no_reads_only_whole_words(text):
 
 @given(st.text(max_size=60), st.sampled_from(["box", "no", "knows about it", "kitchen"]))
 def test_substring_mode_equals_the_original_test(text, expected):
-    assert check_answer(text, expected, CONTAINER, mode="substring").correct == (expected in text.lower())
+    """The original test, on what the response does not deny (so exactly the original where it denies nothing)."""
+    verdict = check_answer(text, expected, CONTAINER, mode="substring")
+    assert verdict.correct == (expected in strip_denials(text).lower())
+    if strip_denials(text) == text:
+        assert verdict.correct == (expected in text.lower())
 
 
 @given(st.text(max_size=60))
@@ -356,3 +361,50 @@ def test_reasoning_that_concludes_in_the_same_sentence_is_read_from_the_conclusi
 def test_to_know_is_knowledge_unless_it_is_a_wish():
     assert check_answer("Beth seems to know about it.", KNOWS, KNOWLEDGE).correct
     assert not check_answer("A user who wants to know about it.", KNOWS, KNOWLEDGE).correct
+
+
+# An expected answer said only under a denial is not said (issue #42): a hand-labelled real answer named the expected
+# belief inside a negation and was credited. The option a reply states after a denial is its answer.
+@pytest.mark.parametrize(
+    "response,expected,answer_type,candidates",
+    [
+        ("Anne will not look in the box.", "box", CONTAINER, ["box", "basket"]),
+        ("Not the box.", "box", CONTAINER, ["box", "basket"]),
+        ("She won't search the box.", "box", CONTAINER, ["box", "basket"]),
+        ("Anne does not think the apple is in the box.", "box", CONTAINER, ["box", "basket"]),
+        ("The box is wrong.", "box", CONTAINER, ["box", "basket"]),
+        ("Box - just kidding.", "box", CONTAINER, ["box", "basket"]),
+        ("It is not in the kitchen.", "kitchen", ROOM, ["kitchen", "bedroom"]),
+        ("Not yes.", YES, YES_NO, []),
+        ("Yes is wrong.", YES, YES_NO, []),
+    ],
+)
+def test_an_expected_answer_said_only_under_a_denial_gets_no_credit(response, expected, answer_type, candidates):
+    for mode in ("strict", "substring"):
+        verdict = check_answer(response, expected, answer_type, candidates, mode=mode)
+        assert not verdict.correct, (mode, response)
+    assert check_answer(response, expected, answer_type, candidates).predicted is None
+
+
+@pytest.mark.parametrize(
+    "response,expected,answer_type,candidates",
+    [
+        ("In the box, not the basket.", "box", CONTAINER, ["box", "basket"]),
+        ("She does not think it is in the basket; it's in the box.", "box", CONTAINER, ["box", "basket"]),
+        ("Not the basket but the box.", "box", CONTAINER, ["box", "basket"]),
+        ("The basket is wrong. The box.", "box", CONTAINER, ["box", "basket"]),
+        ("No, she does not know.", NO, YES_NO, []),
+        ("No, she didn't see it.", NO, YES_NO, []),
+        ("Beth does not know about it.", DOES_NOT_KNOW, KNOWLEDGE, []),
+        ("Anne doesn't think Beth knows about it.", DOES_NOT_KNOW, KNOWLEDGE, []),
+    ],
+)
+def test_the_answer_stated_beside_a_denial_is_read(response, expected, answer_type, candidates):
+    verdict = check_answer(response, expected, answer_type, candidates)
+    assert verdict.correct and verdict.predicted == expected
+    if answer_type is not KNOWLEDGE:  # a knowledge answer is a negation itself, and seldom the literal option
+        assert check_answer(response, expected, answer_type, candidates, mode="substring").correct
+
+
+def test_a_denial_is_recorded_as_set_aside():
+    assert "denial" in check_answer("In the box, not the basket.", "box", CONTAINER, ["box", "basket"]).discarded

@@ -106,3 +106,23 @@ def test_read_option_key_format_never_inside_a_word() -> None:
     assert read_option("She looks for another vase (not the one from the sofa).", "ab", options, closing_keys=True) == "b"
     assert read_option("a) or b)", "ab", options, closing_keys=True) is None
     assert read_option("It is b).", "ab", options) == "b"
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        ("B is wrong.", None), ("(A) is incorrect.", None), ("D is not right, nor is A.", None), ("Not C.", None),
+        ("A - just kidding, it's C.", "C"), ("A? No. C.", "C"), ("The answer is not A but C.", "C"),
+        ("Not (A). The lemon is in the red_basket (C).", "C"), ("Not in the green_crate; in the red_basket.", "C"),
+        ("Answer: B. Wait, no - B is wrong. C.", "C"),  # a choice the reply later denies is withdrawn
+        ("B is wrong... no, B is right. Answer: B", "B"),  # and one it states again after the denial stands
+        ("不是B，答案是C。", "C"), ("B是错的。", None), ("答案不是A而是C。", "C"), ("排除B。", None),
+    ],
+)
+def test_read_option_never_credits_what_the_reply_denies(reply: str, expected: str | None) -> None:
+    assert read_option(reply, "ABCDEFGHI", _BOXES) == expected
+
+
+def test_an_options_own_negation_is_that_option() -> None:
+    assert read_option("Not reasonable.", "AB", ["Not reasonable", "Reasonable"]) == "A"
+    assert read_option("Not (A). (B)", "AB", ["Yes", "No"]) == "B"

@@ -22,6 +22,11 @@ from pathlib import Path
 from typing import Any
 
 DATA = Path(__file__).resolve().parent / "data" / "answer_styles"
+#: The labelled sets: every answer style (issue #31), and replies that name an option only to deny it (issue #42).
+#: In both, the rows marked `"split": "heldout"` were written after the readers were fixed and were not used to
+#: design them (the denial set's 27 held-out rows: first measured 25/27 agreeing, 2 false credits; see
+#: docs/answer-matching.md, "Denials").
+SETS: dict[str, Path] = {"styles": DATA, "denials": DATA.parent / "answer_denials"}
 SUITES: tuple[str, ...] = ("tomi", "hitom", "bigtom", "opentom", "fantom_choice", "fantom_binary", "simpletom",
                            "tombench", "tomsynth")
 NAMES = {"tomi": "ToMi / ExploreToM story questions", "hitom": "Hi-ToM", "bigtom": "BigToM", "opentom": "OpenToM",
@@ -29,8 +34,9 @@ NAMES = {"tomi": "ToMi / ExploreToM story questions", "hitom": "Hi-ToM", "bigtom
          "tombench": "ToMBench", "tomsynth": "ToM-Synth (letter format)"}
 
 
-def load(suite: str) -> list[dict[str, Any]]:
-    with open(DATA / f"{suite}.jsonl", encoding="utf-8") as f:
+def load(suite: str, labelled: str = "styles") -> list[dict[str, Any]]:
+    """The rows of one suite in one labelled set (`SETS`)."""
+    with open(SETS[labelled] / f"{suite}.jsonl", encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]
 
 
@@ -198,10 +204,10 @@ def _same(a: str | None, b: str | None) -> bool:
     return (a or "").lower() == (b or "").lower()
 
 
-def ours(suite: str) -> dict[str, Any]:
+def ours(suite: str, labelled: str = "styles") -> dict[str, Any]:
     """Reading agreement (the option read equals the grader's, or both none) and false credit (an option read that
     the grader does not credit), plus the verdicts those readings give against the gold answer."""
-    rows = load(suite)
+    rows = load(suite, labelled)
     read = [OURS[suite](r) for r in rows]
     agree = [_same(p, r["label"]) for p, r in zip(read, rows, strict=True)]
     false = [r["id"] for p, r in zip(read, rows, strict=True) if p is not None and not _same(p, r["label"])]
@@ -211,12 +217,12 @@ def ours(suite: str) -> dict[str, Any]:
                                   for p, r in zip(read, rows, strict=True))}
 
 
-def authors(suite: str) -> dict[str, Any] | None:
+def authors(suite: str, labelled: str = "styles") -> dict[str, Any] | None:
     """The authors' verdicts against the grader's (right iff the label is the gold answer): agreement, false credit
     (credited, the grader does not), missed credit; rows where their code asks a model count as agreeing."""
     if suite not in AUTHORS:
         return None
-    rows = load(suite)
+    rows = load(suite, labelled)
     out = {"n": len(rows), "agree": 0, "false_credit": [], "missed": [], "asked_model": 0}
     for r in rows:
         verdict = AUTHORS[suite](r)

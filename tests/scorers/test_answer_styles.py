@@ -27,6 +27,29 @@ def test_matcher_agrees_with_the_grader_and_never_gives_false_credit(suite: str)
     assert result["agree"] / result["n"] >= 0.98, f"{suite}: {result['agree']}/{result['n']}; missed {result['misses']}"
 
 
+@pytest.mark.parametrize("suite", S.SUITES)
+def test_no_reader_credits_an_option_the_reply_only_denies(suite: str) -> None:
+    """The denial set (issue #42): "B is wrong.", "A? No. C.", "不是B，答案是A。" ... never credit what they deny."""
+    result = S.ours(suite, "denials")
+    assert result["false_credit"] == [], f"{suite}: credited a denied option: {result['false_credit']}"
+
+
+def test_the_denial_set_agrees_with_the_grader() -> None:
+    """Agreement over the whole denial set (each suite has 5 to 15 rows, too few for a rate of its own)."""
+    results = [S.ours(suite, "denials") for suite in S.SUITES]
+    agree, n = sum(r["agree"] for r in results), sum(r["n"] for r in results)
+    assert agree / n >= 0.98, f"{agree}/{n}; missed {[m for r in results for m in r['misses']]}"
+
+
+def test_the_denial_set_covers_every_suite_and_keeps_a_held_out_part() -> None:
+    rows = {suite: S.load(suite, "denials") for suite in S.SUITES}
+    assert sum(map(len, rows.values())) >= 60 and all(len(r) >= 4 for r in rows.values())
+    assert sum(r.get("split") == "heldout" for suite_rows in rows.values() for r in suite_rows) >= 20
+    assert {r["language"] for r in rows["tombench"]} == {"en", "zh"}
+    assert any(r["label"] is None for r in rows["tombench"]) and {r["answer_type"] for r in rows["tomi"]} >= {
+        "container", "yes_no"}
+
+
 @pytest.mark.parametrize("suite", [s for s in S.SUITES if s not in ("opentom", "fantom_binary", "tomi")])
 def test_each_multiple_choice_suite_covers_the_answer_styles(suite: str) -> None:
     rows = S.load(suite)
@@ -36,9 +59,10 @@ def test_each_multiple_choice_suite_covers_the_answer_styles(suite: str) -> None
     assert any(r["label"] is None for r in rows) and any(r.get("split") == "heldout" for r in rows)
 
 
-def test_rows_are_well_formed() -> None:
+@pytest.mark.parametrize("labelled", list(S.SETS))
+def test_rows_are_well_formed(labelled: str) -> None:
     for suite in S.SUITES:
-        rows = S.load(suite)
+        rows = S.load(suite, labelled)
         assert len({r["id"] for r in rows}) == len(rows)
         for r in rows:
             if "letters" in r:
@@ -58,6 +82,21 @@ def test_the_issue_cases() -> None:
     vase = ["Tamsin will put the vase back on the shelf near the sofa.", "Tamsin will look for a different vase."]
     assert match_choice("She will look for a different vase (the one from the sofa).", "ab", vase, "bigtom") == "b"
     assert match_choice("a) or b)", "ab", vase, "bigtom") is None
+
+
+def test_the_denial_issue_cases() -> None:
+    """The readings issue #42 names: a label said only to deny it is no answer, the one stated after it is."""
+    from tombench.kit.replies import read_option
+    from tombench.scorers.suites.opentom import read_label
+
+    options = ["In the kitchen", "In the garden", "In the attic", "In the cellar"]
+    cases = {"B is wrong.": None, "(A) is incorrect.": None, "D is not right, nor is A.": None,
+             "A - just kidding, it's B.": "B", "A? No. C.": "C", "The answer is not A but D.": "D",
+             "Not (A). She would look in the attic (C).": "C"}
+    for reply, read in cases.items():
+        assert read_option(reply, "ABCD", options) == read, reply
+    assert read_label("multihop_fo", "It isn't less full.", topic="fullness") is None
+    assert read_label("loc_coarse_fo", "Not yes.") is None
 
 
 def test_the_authors_readings_differ_where_the_doc_says() -> None:

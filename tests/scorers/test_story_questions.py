@@ -48,7 +48,9 @@ CASES = [
     ("In which container will Anne search for the apple?", "basket", "container", "The apple is in the basket.",
      True, True),
     ("In which container will Beth search for the apple?", "box", "container",
-     "Beth will look in the box, not the basket.", False, True),
+     "Beth will look in the box; the basket is where Anne put it.", False, True),
+    ("In which container will Beth search for the apple?", "box", "container",
+     "Beth will look in the box, not the basket.", True, True),  # a denied name is no rival
     ("In which container was the apple before Anne moved the apple to the basket?", "box", "container",
      "It was in the box before Anne moved it to the basket.", True, True),
     ("Does Beth know about the apple? Answer yes or no.", "no", "yes_no", "Anne knows about it.", False, True),

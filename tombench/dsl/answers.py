@@ -6,7 +6,7 @@ them, so both must read answers in exactly the same way; this module is the only
 Two modes:
 
 * ``"substring"`` is the original ExploreToM test, ``expected in response.lower()``, kept so that numbers can be
-  compared with the paper. It is lenient in known ways: "no" matches "anne **kno**ws", "box" matches "toolbox", and a
+  compared with the paper, except that what the response denies ("not in the box") does not count as saying it. It is lenient in known ways: "no" matches "anne **kno**ws", "box" matches "toolbox", and a
   hedge that lists every container is counted correct.
 * ``"strict"`` (the default) normalises both sides and matches whole words only:
 
@@ -15,6 +15,8 @@ Two modes:
   - yes/no: the first yes/no word is the answer;
   - knowledge (K2): a negated knowing verb ("does not know", "isn't aware", "has no idea") means "does not know about
     it"; otherwise a knowing word ("knows", "aware") means "knows about it".
+  - names and yes/no: what the response denies ("in the box, not the basket", "Not yes.") is not read
+    (`tombench.dsl.denials`, the rule every suite's reader shares).
 
 Everything here is a pure function of strings; see docs/answer-matching.md for the decisions and what they cost.
 """
@@ -27,6 +29,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Literal
+
+from tombench.dsl.denials import strip_denials
 
 __all__ = [
     "AnswerType",
@@ -183,7 +187,7 @@ def _mask(tokens: list[str], spans: Sequence[tuple[str, ...]]) -> tuple[list[str
     return out, hit
 
 
-def answer_text(response: str, story: str = "") -> tuple[str, tuple[str, ...]]:
+def answer_text(response: str, story: str = "", *, deny: bool = True) -> tuple[str, tuple[str, ...]]:
     """The normalised part of `response` that can carry an answer, and what was set aside (issue #19).
 
     In this order: a hedge anywhere ("I'm not sure", "I don't know", "it is unclear", "the story does not say")
@@ -191,11 +195,13 @@ def answer_text(response: str, story: str = "") -> tuple[str, tuple[str, ...]]:
     set aside when they are questions (end in "?": a question back, or the question echoed), hypothetical (if,
     unless, assuming, suppose: "If Hannah knows about it, ...") or reasoning ("To solve this puzzle, we need
     to ..."; after such a sentence only one that concludes, "The most likely location is ...", "so ...", is read);
-    premises ("since ...", "because ...") are cut up to the next comma. Last, every copy of a story sentence is
+    premises ("since ...", "because ...") are cut up to the next comma; with `deny`, what a sentence denies ("not the
+    basket", "he won't look in the box", "Not yes.", `tombench.dsl.denials`) is cut too, so "in the box, not the
+    basket" answers "box" and a name said only under a negation answers nothing. Last, every copy of a story sentence is
     masked (with `story`): "Amara entered the kitchen." restates the story, it does not answer "In which room ...?",
     even when the story has only one room. Sentences are joined by a break token, so no phrase spans two of them.
     """
-    tokens, discarded = _cleaned(response)
+    tokens, discarded = _cleaned(response, deny)
     # a story span is 3 tokens or more (`_story_spans`): a shorter reply ("red box", "yes") cannot copy one, so the
     # story's sentences are not even tokenised for it
     if story and len(tokens) >= _MIN_SPAN:
@@ -207,7 +213,7 @@ def answer_text(response: str, story: str = "") -> tuple[str, tuple[str, ...]]:
 
 
 @functools.lru_cache(maxsize=4096)
-def _cleaned(response: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _cleaned(response: str, deny: bool = True) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """`answer_text` before the story is masked: the tokens that can carry an answer and what was set aside. Cached
     by response: a target's short replies repeat across questions and stories ("yes", "the red box")."""
     text = normalise(response)
@@ -228,6 +234,9 @@ def _cleaned(response: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         clause = _PREMISE.sub(" ", sentence)
         if clause != sentence:
             discarded.append("premise")
+        if deny and (affirmed := strip_denials(clause)) != clause:
+            discarded.append("denial")
+            clause = affirmed
         words = normalise(clause)
         if _REASONING.search(words) or reasoning:
             reasoning = True
@@ -429,7 +438,8 @@ def extract_answer(
     with `story`, copies of story sentences are not read (see `answer_text`).
     """
     answer_type = AnswerType(answer_type)
-    text, discarded = answer_text(response, story)
+    # knowledge answers are themselves negations ("Beth doesn't think Anne knows"): nothing is denied there
+    text, discarded = answer_text(response, story, deny=answer_type is not AnswerType.KNOWLEDGE)
     if answer_type in (AnswerType.CONTAINER, AnswerType.ROOM):
         reading = _read_names(text, _not_named(question, tuple(candidates)))
     elif answer_type is AnswerType.YES_NO:
@@ -469,7 +479,8 @@ def check_answer(
     conditionals or copies of the story); then a name answer is correct iff the set of candidates it names is
     exactly {expected} (`expected` is added to `candidates`, so an empty list still works, but then no other name
     can be recognised as a rival); a yes/no or knowledge answer is correct iff the reading equals the canonical
-    `expected`. In substring mode, the original test `expected in response.lower()` decides and nothing is read
+    `expected`. In substring mode, the original test `expected in response.lower()` decides, on the response without
+    what it denies (`tombench.dsl.denials`: "Anne will not look in the box" does not say "box"), and nothing is read
     (`predicted` is None).
 
     Pass the `question` text for name questions: candidates it names (other than `expected`) are then not counted
@@ -479,7 +490,8 @@ def check_answer(
     """
     answer_type = AnswerType(answer_type)
     if mode == "substring":
-        return Verdict(correct=expected in response.lower(), predicted=None)
+        said = response if answer_type is AnswerType.KNOWLEDGE else strip_denials(response)
+        return Verdict(correct=expected in said.lower(), predicted=None)
     if mode != "strict":
         raise ValueError(f"Invalid check mode {mode!r}. Must be one of: ['strict', 'substring']")
     canonical = _canonical_expected(expected, answer_type)

@@ -13,6 +13,8 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
+from tombench.dsl.denials import denials, strip_denials
+
 __all__ = ["find_json", "read_bool", "read_option", "read_score", "read_yes_no"]
 
 # any language tag after the opening fence; it holds no bracket, so it can never start a JSON value
@@ -256,11 +258,37 @@ def read_option(text: str, letters: str, options: Sequence[str] = (), *, closing
     "答案是B") wins; else a label opening the reply ("B", "(B)", "[[B]]", "B. text", "B\\n\\nExplanation ...");
     else a concluding label ("..., so B."); else the one "[[X]]" anywhere, or the one bracketed label ("... (C)");
     else, unless the reply opens with reasoning or declines, the one option its first sentence states in words. A label offered
-    with another ("B or C", "A, B") is a hedge (None). Letters are read in either case; "A"/"I" followed by words
+    with another ("B or C", "A, B") is a hedge (None). What the reply denies ("not A", "B is wrong", "A? No.") is
+    never read: a reply that only denies picks nothing. Letters are read in either case; "A"/"I" followed by words
     are read as the article and the pronoun unless option A's (I's) text follows. `closing_keys` also reads "b)"
-    anywhere (BigToM's key format), never inside a word ("sofa)").
+    anywhere (BigToM's key format), never inside a word ("sofa)"). An option the reply states and later denies is
+    withdrawn: the reply is read again from after that denial ("Answer: F. Wait, no - F is wrong. A." is A).
     """
-    text = _plain(text or "")
+    said = _plain(text or "")
+    letter = _read(said, letters, options, closing_keys)
+    if letter is not None and (rest := _after_withdrawal(said, letter, letters, options)) is not None:
+        return read_option(rest, letters, options, closing_keys=closing_keys)
+    return letter
+
+
+def _after_withdrawal(said: str, letter: str, letters: str, options: Sequence[str]) -> str | None:
+    """The text after the last denial that names `letter` (by its label or its text), or None if none does.
+
+    The final affirmed choice is the answer: what a reply chose before denying it no longer stands, and what it
+    says after the denial (the same option again, another one, or nothing) decides."""
+    named = [d for d in denials(said, options) if _names(said[d.start : d.end], letter, letters, options)]
+    return said[named[-1].end :] if named else None
+
+
+def _names(span: str, letter: str, letters: str, options: Sequence[str]) -> bool:
+    """Whether a denied span names `letter`: as a label ("F", "(F)") or in words ("the wardrobe")."""
+    labels = {tok[0] for i in range(len(span)) if (tok := _token(span, i, letters, options))}
+    return letter in labels or bool(options) and _named(span, letters, options) == letter
+
+
+def _read(said: str, letters: str, options: Sequence[str], closing_keys: bool) -> str | None:
+    """`read_option`'s reading of the reply without what it denies."""
+    text = _affirmed(said, options)
     if not text:
         return None
     steps = (
@@ -276,7 +304,19 @@ def read_option(text: str, letters: str, options: Sequence[str] = (), *, closing
     cited = doubled or _bracketed(text, letters, options, closing_keys)  # "[[X]]" is a format asked for by name
     if cited:
         return cited.pop() if len(cited) == 1 else None
-    first = re.split(r"(?<=[.!?。])\s+|\n", text, maxsplit=1)[0]
-    if not options or _REASONING.match(text) or _REFUSAL.search(first):
+    first = _first_sentence(text)
+    if not options or _REASONING.match(said) or _REFUSAL.search(first) or _REFUSAL.search(_first_sentence(said)):
         return None
     return _named(first, letters, options)
+
+
+def _first_sentence(text: str) -> str:
+    return re.split(r"(?<=[.!?。])\s+|\n", text, maxsplit=1)[0]
+
+
+def _affirmed(text: str, options: Sequence[str]) -> str:
+    """The reply without what it denies ("not A", "B is wrong", "A? No.", "A - just kidding", "不是A": the shared
+    rule of `tombench.dsl.denials`), so a denied option is never read and the option stated after it is: "The answer
+    is not A but D." reads as "The answer is D.". An option's own negation ("Not reasonable") is kept. Leading
+    punctuation left by a blanked denial is dropped, so "A? No. C." opens with its answer."""
+    return strip_denials(text, options).strip().lstrip(".,;:!?。，；：！？-–— \n").strip()

@@ -32,6 +32,7 @@ from dataclasses import dataclass
 from inspect_ai.scorer import Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
+from tombench.dsl.denials import read_yes_no_affirmed
 from tombench.kit.intervals import wilson_interval
 from tombench.scorers.suites.choice import match_choice
 
@@ -138,11 +139,18 @@ def read_binary(text: str) -> str | None:
 
     A hedge or refusal anywhere ("Yes or no, it is hard to say.", "It is unclear whether ...", "I don't know") reads
     nothing; else a leading yes/no/true/false (also "Nope", "Yeah") decides; else the first clause that says whether
-    someone knows decides, negated or not ("Ines doesn't know", "There is no way Ines knows" are a no).
+    someone knows decides, negated or not ("Ines doesn't know", "There is no way Ines knows" are a no). A yes/no
+    the reply denies ("Not yes.", "Yes - just kidding. No ...", "Yes is wrong; no.") is not its answer
+    (`tombench.dsl.denials`).
     """
     t = re.sub(r"[*_`]", "", text).strip().strip("'\"").lower()
     if _HEDGE.search(t):
         return None
+    return read_yes_no_affirmed(t, _stated_binary)
+
+
+def _stated_binary(t: str) -> str | None:
+    """`read_binary` on a lower-case reply without its denials."""
     first = re.match(r"\W*(\w+)", t)
     if first and first.group(1) in _FIRST_WORD:
         return _FIRST_WORD[first.group(1)]

@@ -30,6 +30,8 @@ import numpy as np
 from inspect_ai.scorer import CORRECT, INCORRECT, Metric, SampleScore, Score, Scorer, Target, metric, scorer
 from inspect_ai.solver import TaskState
 
+from tombench.dsl.denials import read_yes_no_affirmed, strip_denials
+
 __all__ = [
     "GENRES",
     "GENRE_LABELS",
@@ -91,11 +93,11 @@ def _named(text: str, phrases: Mapping[str, Sequence[str]]) -> str | None:
     """The label a response commits to, read as a careful grader reads it (issue #31 point 3); None if none or a hedge.
 
     Whole words only. Two labels offered as alternatives ("neutral or negative", "positive, or maybe neutral") read
-    nothing; a label the response
-    opens with is its answer ("Less full. It is not equally full any more."); otherwise labels said with "not"
-    ("less full, not more full") are set aside and the one label left is read.
+    nothing; what the response denies ("not more full", "It isn't less full.", "Positive? No.": the shared rule of
+    `tombench.dsl.denials`) is set aside; then a label the response opens with is its answer ("Less full. It is not
+    equally full any more."), otherwise the one label left is read.
     """
-    words = _words(text)
+    words = _words(strip_denials(text))
     if words[:1] == ["answer"]:
         words = words[1:]
     padded = " " + " ".join(words) + " "
@@ -105,8 +107,6 @@ def _named(text: str, phrases: Mapping[str, Sequence[str]]) -> str | None:
     opening = next((label for label, p in every if padded.startswith(f" {p} ")), None)
     if opening is not None:
         return opening
-    for _, p in every:
-        padded = padded.replace(f" not {p} ", " ")
     found = {label for label, p in every if f" {p} " in padded}
     return found.pop() if len(found) == 1 else None
 
@@ -117,12 +117,17 @@ _NO_DETERMINER = r"(?!\s+(?:one|longer|reason|idea|way|matter|doubt|body|sign|ne
 def _yes_no(text: str) -> str | None:
     """Yes/no as a careful grader reads it: the opening yes/no decides ("Yes. As far as Sam knows, no one moved it."),
     else the one of them said as an answer; "no" before a noun ("no one", "no longer") is not an answer, "Yes or No"
-    is a hedge. With neither word, a response that restates the question's location answers it ("... is not in
-    its initial location" is a No)."""
+    is a hedge, a denied one ("Not yes.", "Yes - just kidding, no.") is no answer. With neither word, a response
+    that restates the question's location answers it ("... is not in its initial location" is a No)."""
     t = re.sub(r"[*_`]", "", text.lower()).strip()
     t = re.sub(r"^\W*answer\s*:?\s*", "", t)
     if re.search(r"\b(?:yes\s*(?:or|/)\s*no|no\s*(?:or|/)\s*yes)\b", t):
         return None
+    return read_yes_no_affirmed(t, _stated_yes_no)
+
+
+def _stated_yes_no(t: str) -> str | None:
+    """`_yes_no` on a lower-case reply without its denials."""
     if m := re.match(rf"\W*(yes|no)\b{_NO_DETERMINER}", t):
         return m.group(1)
     found = set(re.findall(r"\byes\b", t)) | {"no" for _ in re.finditer(r"\bno\b(?=\s*(?:[.,;:!]|$))", t)}

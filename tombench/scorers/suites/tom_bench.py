@@ -30,6 +30,7 @@ from inspect_ai.scorer import (
 )
 from inspect_ai.solver import TaskState
 
+from tombench.dsl.denials import strip_denials
 from tombench.kit.metrics import group_metrics
 from tombench.kit.replies import read_option
 
@@ -57,8 +58,9 @@ def read_choice(text: str, letters: Sequence[str], options: Sequence[str] = ()) 
     grader's reading shared by the suites (`tombench.kit.replies.read_option`: "The answer is C.", "答案：C",
     "C. text", the text of one of `options`, the options in the order shown).
     """
+    said = strip_denials(text, options)  # "[[A]] is wrong. [[C]]" asks for C: a denied bracket is no choice
     for pattern in (_DOUBLE, _SINGLE):
-        found = {m.group(1) for m in pattern.finditer(text)}
+        found = {m.group(1) for m in pattern.finditer(said)}
         if found:
             return found.pop() if len(found) == 1 and next(iter(found)) in letters else None
     return read_option(text, "".join(letters), options)
