@@ -21,6 +21,7 @@ from rich.table import Table
 
 from tombench.cli import UserError
 from tombench.commands._common import user_errors
+from tombench.commands._logs import say
 
 if TYPE_CHECKING:
     from tombench.generators.exploretom.export import ExportStats
@@ -117,7 +118,7 @@ def export_training(
         seed=seed,
     )
     with user_errors(InfillError, TokenizerError, ExportError):
-        records, stats = export_files(inputs, config)
+        records, stats = export_files(inputs, config, say)
     if not records:
         raise UserError(
             f"nothing to export from {stats.stories_in} stories ({stats.with_infill} with an accepted infill): "

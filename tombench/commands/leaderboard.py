@@ -23,10 +23,11 @@ from tombench.cli import UserError
 
 
 def _log_paths(inputs: tuple[str, ...]) -> list[Path]:
+    from tombench.commands._logs import say
     from tombench.reports import log_paths
 
     try:
-        return log_paths(inputs)
+        return log_paths(inputs, say)
     except FileNotFoundError as e:
         raise UserError(str(e)) from None
 
