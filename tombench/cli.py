@@ -6,6 +6,7 @@ missing optional dependency of one command never breaks another. To add a comman
 
 from __future__ import annotations
 
+import errno
 import importlib
 import sys
 
@@ -40,11 +41,22 @@ class UserError(click.ClickException):
         click.echo(f"error: {self.format_message()}", err=True, file=file)
 
 
+#: OS errors that say a path cannot be used (permissions, a read-only or full disk, a file where a folder should be):
+#: the user's to fix, so one line, wherever in a command they happen
+_PATH_ERRNOS = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT, errno.ENOTDIR,
+                          errno.EISDIR})
+
+
 def _as_user_error(e: Exception) -> UserError | None:
-    """A kit `OptionError` (a bad data file, a bad option) as a one-line `UserError`. Checked by module so that this
-    file never imports the kit (which imports inspect_ai): an OptionError can only exist once its module is loaded."""
+    """A kit `OptionError` (a bad data file, a bad option) or an unusable path as a one-line `UserError`. Checked by
+    module so that this file never imports the kit (which imports inspect_ai): an OptionError can only exist once its
+    module is loaded."""
     errors = sys.modules.get("tombench.kit.errors")
-    return UserError(str(e)) if errors is not None and isinstance(e, errors.OptionError) else None
+    if errors is not None and isinstance(e, errors.OptionError):
+        return UserError(str(e))
+    if isinstance(e, OSError) and e.errno in _PATH_ERRNOS and e.filename:
+        return UserError(f"{e.filename}: {(e.strerror or type(e).__name__).lower()}")
+    return None
 
 
 class _LazyGroup(click.Group):

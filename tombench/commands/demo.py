@@ -16,6 +16,7 @@ from rich.panel import Panel
 from rich.table import Table
 
 from tombench.cli import UserError
+from tombench.commands._common import output_dir
 
 
 def _run(model: str, *, action_sets: str, people: int, moves: int, budget: int, stories: int, seed: int,
@@ -110,7 +111,8 @@ def _answer_line(q) -> tuple[str, bool]:
 @click.option("--stories-per-setting", type=click.IntRange(1), default=1, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--max-connections", type=click.IntRange(1), default=4, show_default=True)
-@click.option("--log-dir", default="logs/demo", show_default=True, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--log-dir", default="logs/demo", show_default=True, type=click.Path(file_okay=False, path_type=Path),
+              callback=output_dir)
 def demo(model: str | None, action_sets: str, people: int, moves: int, budget: int, stories_per_setting: int,
          seed: int, max_connections: int, log_dir: Path) -> None:
     """Live adversarial search against a real local model (no key, GPU or internet), then its report."""

@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tombench.cli import UserError
+from tombench.commands._common import output_file
 from tombench.local import LocalModelError, LocalServer, ServerStartError, local_server
 from tombench.local._check import check_completion
 from tombench.local._server import DEFAULT_N_CTX, DEFAULT_READY_TIMEOUT, default_threads
@@ -77,7 +78,8 @@ def _wait(server: LocalServer) -> None:
     help="Seconds to wait for /v1/models to answer.",
 )  # fmt: skip
 @click.option(
-    "--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), help="Server log file [default: a temp file]."
+    "--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), callback=output_file,
+    help="Server log file [default: a temp file]."
 )
 @click.option(
     "--check", is_flag=True,
