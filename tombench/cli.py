@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import errno
 import importlib
+import signal
 import sys
+import threading
 
 import click
 
@@ -62,14 +64,25 @@ def _as_user_error(e: Exception) -> UserError | None:
 class _LazyGroup(click.Group):
     def invoke(self, ctx: click.Context) -> object:
         try:
-            return super().invoke(ctx)
+            result = super().invoke(ctx)
         except click.ClickException:
+            if _stopped_by:
+                raise _stopped() from None
             raise
         except Exception as e:
+            if _stopped_by:
+                raise _stopped() from None
             user_error = _as_user_error(e)
             if user_error is None:
                 raise
             raise user_error from None
+        except BaseException as e:  # KeyboardInterrupt, a cancelled event loop's CancelledError
+            if _stopped_by and not isinstance(e, SystemExit):
+                raise _stopped() from None
+            raise
+        if _stopped_by:  # the command caught the unwinding itself and returned
+            raise _stopped()
+        return result
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(_COMMANDS)
@@ -90,10 +103,55 @@ class _LazyGroup(click.Group):
                 formatter.write_dl(rows)
 
 
+#: signals that end a command the way Ctrl-C does: its clean-up runs (worker processes and servers it started are
+#: stopped, files closed), then it exits with 128 + the signal's number, as a shell expects
+_ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+
+#: the ending signal received while the command ran (then whatever the command raises or returns, it ends by it)
+_stopped_by: list[int] = []
+
+
+def _end_on_signal(signum: int, frame: object) -> None:
+    """First SIGTERM/SIGHUP: unwind the command as Ctrl-C does, so every `finally` and context manager runs. In an
+    event loop its tasks are cancelled (as asyncio does for Ctrl-C: an exception raised inside a task would end
+    only that task); elsewhere KeyboardInterrupt is raised. A second signal during the clean-up ends the process at
+    once (the default action)."""
+    import asyncio
+
+    for sig in _ENDING_SIGNALS:
+        signal.signal(sig, signal.SIG_DFL)
+    _stopped_by.append(signum)
+    loop = asyncio._get_running_loop()
+    if loop is None:
+        raise KeyboardInterrupt
+    for task in asyncio.all_tasks(loop):
+        task.cancel()
+    loop.call_soon_threadsafe(lambda: None)  # wake the loop if it waits
+
+
+def _handle_ending_signals(ctx: click.Context) -> None:
+    """Install `_end_on_signal` for the command's run (main thread only: elsewhere signals cannot be handled), and
+    put the previous handlers back after it (a command invoked in-process leaves its caller's handlers alone)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+    _stopped_by.clear()
+    old = {sig: signal.signal(sig, _end_on_signal) for sig in _ENDING_SIGNALS}
+    ctx.call_on_close(lambda: [signal.signal(sig, h) for sig, h in old.items()])
+
+
+def _stopped() -> SystemExit:
+    """The exit of a command ended by a signal: one line, code 128 + the signal's number."""
+    signum = _stopped_by[0]
+    click.echo(f"stopped by {signal.Signals(signum).name}", err=True)
+    return SystemExit(128 + signum)
+
+
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="tombench")
-def main() -> None:
+@click.pass_context
+def main(ctx: click.Context) -> None:
     """tombench: theory-of-mind benchmarks, adversarial story search and leaderboards."""
+    _handle_ending_signals(ctx)
 
 
 def run() -> None:  # pragma: no cover - thin wrapper for `python -m tombench`
