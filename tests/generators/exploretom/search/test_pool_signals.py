@@ -24,10 +24,9 @@ def _children(pid: int) -> list[int]:
     """The live processes whose parent is `pid` (from /proc: psutil may not be installed)."""
     out = []
     for entry in Path("/proc").iterdir():
-        if entry.name.isdigit() and _stat(int(entry.name)) is not None:
-            state, ppid = _stat(int(entry.name))  # type: ignore[misc]
-            if ppid == pid and state != "Z":
-                out.append(int(entry.name))
+        stat = _stat(int(entry.name)) if entry.name.isdigit() else None
+        if stat is not None and stat[1] == pid and stat[0] != "Z":
+            out.append(int(entry.name))
     return out
 
 
@@ -128,3 +127,29 @@ def test_close_is_bounded_with_a_stuck_and_a_dead_worker() -> None:
     pool.close(grace=1.0)
     assert time.monotonic() - started < 10
     assert not any(p.is_alive() for p in procs)
+
+
+#: the live task with worker processes (their pool is the process-wide `shared_pool`, stopped at exit)
+LIVE = ["-m", "inspect_ai", "eval", "tombench/exploretom_adversarial", "--model", "tombench/recency",
+        "-T", "action_sets=tomi,fantom-private", "-T", "people=2,3", "-T", "moves=3,4", "-T", "budget=400",
+        "-T", "mode=improved", "-T", "workers=2", "--display", "plain"]
+
+
+@pytest.mark.timeout(240)
+@pytest.mark.parametrize("settle", [0.0, 3.0])
+def test_ctrl_c_ends_a_live_eval_with_workers(tmp_path: Path, settle: float) -> None:
+    """Ctrl-C (SIGINT to the process group) while the workers start, and mid-search: `inspect eval` ends within
+    30 s and leaves no process behind."""
+    proc = subprocess.Popen([sys.executable, *LIVE, "--log-dir", str(tmp_path)], stdout=subprocess.DEVNULL,
+                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    assert _wait_for(lambda: len(_children(proc.pid)) >= 2 or proc.poll() is not None, 120), "no workers started"
+    assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
+    time.sleep(settle)
+    children = _children(proc.pid)
+    os.killpg(proc.pid, signal.SIGINT)
+    try:
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    assert _wait_for(lambda: not any(map(_alive, children)), 10), [c for c in children if _alive(c)]
