@@ -107,8 +107,13 @@ class _LazyGroup(click.Group):
 #: stopped, files closed), then it exits with 128 + the signal's number, as a shell expects
 _ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
 
-#: the ending signal received while the command ran (then whatever the command raises or returns, it ends by it)
-_stopped_by: list[int] = []
+#: the signal a command sends itself to end from another thread (`stop_command`): only the main thread can unwind it
+_STOP_SIGNAL = signal.SIGUSR1
+
+#: (the one line to print, the exit code) once the command is being ended by a signal or `stop_command`: then,
+#: whatever the command raises or returns while it unwinds, it ends with these
+_stopped_by: list[tuple[str, int]] = []
+_stop_requests: list[str] = []
 
 
 def _end_on_signal(signum: int, frame: object) -> None:
@@ -120,7 +125,10 @@ def _end_on_signal(signum: int, frame: object) -> None:
 
     for sig in _ENDING_SIGNALS:
         signal.signal(sig, signal.SIG_DFL)
-    _stopped_by.append(signum)
+    if signum == _STOP_SIGNAL:
+        _stopped_by.append((f"error: {_stop_requests[-1]}", UserError.exit_code))
+    else:
+        _stopped_by.append((f"stopped by {signal.Signals(signum).name}", 128 + signum))
     loop = asyncio._get_running_loop()
     if loop is None:
         raise KeyboardInterrupt
@@ -135,15 +143,27 @@ def _handle_ending_signals(ctx: click.Context) -> None:
     if threading.current_thread() is not threading.main_thread():
         return
     _stopped_by.clear()
-    old = {sig: signal.signal(sig, _end_on_signal) for sig in _ENDING_SIGNALS}
+    _stop_requests.clear()
+    old = {sig: signal.signal(sig, _end_on_signal) for sig in (*_ENDING_SIGNALS, _STOP_SIGNAL)}
     ctx.call_on_close(lambda: [signal.signal(sig, h) for sig, h in old.items()])
 
 
+def stop_command(reason: str) -> bool:
+    """End the running command from any thread, as SIGTERM would (its clean-up runs), with `reason` as its one-line
+    error and exit code 2; e.g. a server it depends on died, and the command would otherwise wait on it forever.
+    False (nothing done) outside a command run by the `tombench` CLI."""
+    if signal.getsignal(_STOP_SIGNAL) is not _end_on_signal:
+        return False
+    _stop_requests.append(reason)
+    signal.pthread_kill(threading.main_thread().ident, _STOP_SIGNAL)  # type: ignore[arg-type]
+    return True
+
+
 def _stopped() -> SystemExit:
-    """The exit of a command ended by a signal: one line, code 128 + the signal's number."""
-    signum = _stopped_by[0]
-    click.echo(f"stopped by {signal.Signals(signum).name}", err=True)
-    return SystemExit(128 + signum)
+    """The exit of a command ended by a signal or `stop_command`: its one line and exit code."""
+    line, code = _stopped_by[0]
+    click.echo(line, err=True)
+    return SystemExit(code)
 
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})

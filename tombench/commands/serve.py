@@ -62,7 +62,8 @@ def _wait(server: LocalServer) -> None:
     """Serve until Ctrl-C; a server that dies on its own is an error, not a quiet exit."""
     while server.running:
         time.sleep(0.5)
-    raise UserError(f"the local server (pid {server.pid}) exited unexpectedly; see its log: {server.log_path}")
+    raise UserError(f"the local server (pid {server.pid}) exited unexpectedly ({server.exit_cause()}); see its log: "
+                    f"{server.log_path}")
 
 
 @click.command()
