@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tombench.kit.orphans import PARENT_ENV
 from tombench.local._errors import PortBusy, ServerStartError
 from tombench.local._model import DEFAULT_ALIAS, PORTABLE_REINSTALL, alias_for, check_server_extra, resolve_gguf
 
@@ -215,7 +216,8 @@ def serve_process(
     base_url = f"http://{HOST}:{port}/v1"
     with open(log_path, "ab") as log:
         proc = subprocess.Popen(  # noqa: S603 - argv is ours
-            list(argv), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            list(argv), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            env={**os.environ, PARENT_ENV: str(os.getpid())},  # the server exits if we die (kit.orphans)
         )
     try:
         deadline = time.monotonic() + ready_timeout

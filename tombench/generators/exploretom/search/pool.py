@@ -17,7 +17,7 @@ Ending: the parent alone decides when workers stop, and no worker outlives it.
   reaches the parent, which stops them. The signals are blocked while a worker starts, so one arriving during its
   start-up (importing, unpickling) cannot kill it half-started either.
 * A worker whose parent died, however (SIGKILL, out of memory), exits by itself within a second: a watchdog thread
-  compares `os.getppid()` with the parent's pid. With the workers gone, multiprocessing's resource tracker (started
+  compares `os.getppid()` with the parent's pid (`kit.orphans`). With the workers gone, multiprocessing's resource tracker (started
   by the parent for the queues' locks) sees its last pipe close and exits too.
 * `close` never blocks on a dead or stuck worker: queues never join their feeder threads (a feeder blocked on a
   full pipe to a dead worker would hold the process at exit), workers left after a grace period are terminated,
@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tombench.generators.exploretom.search.evaluator import Answerer
+from tombench.kit.orphans import exit_when_orphaned
 
 __all__ = ["SearchPool", "WorkerError", "can_spawn", "shared_pool", "usable_workers"]
 
@@ -283,21 +284,6 @@ def _terminal_signals_blocked() -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
-#: seconds between a worker's checks that its parent is still alive
-PARENT_POLL = 0.5
-
-
-def _exit_when_orphaned(parent: int) -> None:
-    """A worker's watchdog: when the parent is gone (its pid is no longer this process's parent), exit at once.
-
-    `os._exit`: nothing of the worker is worth saving without its parent, and a normal exit would join queue
-    threads that may never finish."""
-    while True:
-        time.sleep(PARENT_POLL)
-        if os.getppid() != parent:
-            os._exit(1)
-
-
 # --- the worker's side
 
 
@@ -308,9 +294,7 @@ def _worker_main(wid: int, inbox: Any, out: Any, parent: int) -> None:
     for sig in _TERMINAL_SIGNALS:  # the parent's to handle: it stops the workers
         signal.signal(sig, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _TERMINAL_SIGNALS)
-    threading.Thread(target=_exit_when_orphaned, args=(parent,), daemon=True, name="tombench-orphan-watch").start()
-    if os.getppid() != parent:  # the parent died before the watchdog started
-        os._exit(1)
+    exit_when_orphaned(parent)
     out.cancel_join_thread()  # a worker exits only when its results no longer matter
     with search_gc():
         asyncio.run(_Worker(inbox, out).serve())
