@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import glob
+import subprocess
+import sys
+import time
+from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 from inspect_ai.log import read_eval_log
 
 from tombench.cli import main
+from tombench.local._model import PORTABLE_REINSTALL
 
 
 def test_demo_report_is_consistent_and_fits_80_columns(tmp_path):
@@ -32,3 +38,29 @@ def test_demo_report_is_consistent_and_fits_80_columns(tmp_path):
         right = sum(q.scores["adversarial_answer"].value == "C" for q in first)
         # the panel's "first-order accuracy in the search" is exactly what the scored first-order questions show
         assert search.metadata["search"]["g"] == right / len(first), sid
+
+
+@pytest.mark.timeout(180)
+def test_demo_ends_with_one_line_when_the_local_server_dies(tmp_path):
+    """A server that crashes on its first completion (a CPU-specific llama.cpp build): `tombench demo` ends at once
+    with one line naming the cause and the fix, instead of waiting on Inspect's retries of a dead server."""
+    standin = Path(__file__).parents[1] / "local" / "standin_server.py"
+    script = f"""
+import sys
+from pathlib import Path
+import tombench.local._server as server
+server.check_server_extra = lambda: None
+server.resolve_gguf = lambda gguf: Path("m.gguf")
+server.llama_server_argv = lambda *a: [sys.executable, {str(standin)!r}, str(a[2]), "--segfault-on-completion"]
+from tombench.cli import main
+from tombench.local._model import PORTABLE_REINSTALL
+main(["demo", "--action-sets", "tomi", "--budget", "5", "--log-dir", {str(tmp_path / "logs")!r}])
+"""
+    started = time.monotonic()
+    r = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=150)
+    assert r.returncode == 2, r.stderr
+    last = r.stderr.strip().splitlines()[-1]
+    assert last.startswith("error: the local server died during the demo (killed by SIGSEGV: likely a llama.cpp "
+                           "build for another CPU"), r.stderr
+    assert f"fix: reinstall the portable build: {PORTABLE_REINSTALL}" in last and "Traceback" not in r.stderr
+    assert time.monotonic() - started < 120

@@ -64,3 +64,19 @@ def test_log_paths_finds_logs_in_folders_and_names_a_missing_path(tmp_path: Path
     assert log_paths([logs[0].parent]) == sorted(logs)
     with pytest.raises(FileNotFoundError, match="no such log file or folder"):
         log_paths([tmp_path / "nope"])
+
+
+def test_log_paths_leaves_out_eval_set_bookkeeping_with_one_line(tmp_path: Path, logs: list[Path]) -> None:
+    folder = tmp_path / "set"
+    folder.mkdir()
+    log = folder / logs[0].name
+    log.write_bytes(logs[0].read_bytes())
+    for name in ("eval-set.json", "logs.json", "listing.json"):
+        (folder / name).write_text("{}")
+    (folder / ".eval-set-id").write_text("x")
+    lines: list[str] = []
+    assert log_paths([folder], lines.append) == [log]
+    assert lines == [f"skipped eval-set.json, listing.json, logs.json in {folder}: inspect eval-set's bookkeeping, "
+                     "not eval logs"]
+    lines.clear()
+    assert log_paths([folder / "logs.json"], lines.append) == [] and len(lines) == 1  # named, still not a log

@@ -1,7 +1,8 @@
 """A stand-in for llama.cpp's server: answers GET /v1/models and POST /v1/chat/completions on 127.0.0.1:PORT.
 
-Run as `python standin_server.py PORT [--ignore-sigterm] [--die-on-completion]`; the last makes it exit abruptly on
-its first completion, as a llama.cpp build with code paths the CPU does not run does (issue #32). It lets the start / ready / stop life cycle of
+Run as `python standin_server.py PORT [--ignore-sigterm] [--die-on-completion] [--segfault-on-completion]`; the last
+two make it exit abruptly on its first completion, as a llama.cpp build with code paths the CPU does not run does
+(issue #32): with exit code 139, or killed by a real SIGSEGV. It lets the start / ready / stop life cycle of
 `tombench.local` be tested without the `local` extra or the model (stdlib only, starts in milliseconds).
 """
 
@@ -31,6 +32,10 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_error(404)
             return
         self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if "--segfault-on-completion" in sys.argv:
+            print("standin: general protection fault in the first matrix product", flush=True)
+            signal.signal(signal.SIGSEGV, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGSEGV)
         if "--die-on-completion" in sys.argv:
             print("standin: general protection fault in the first matrix product", flush=True)
             os._exit(139)

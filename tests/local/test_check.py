@@ -10,6 +10,8 @@ import pytest
 
 from tombench.local import ServerStartError, free_port, serve_process
 from tombench.local._check import check_completion
+from tombench.local._model import EXTRA_INSTALL, PORTABLE_CMAKE_ARGS, PORTABLE_REINSTALL
+from tombench.local._server import crash_cause
 
 ROOT = Path(__file__).parents[2]
 STANDIN = Path(__file__).with_name("standin_server.py")
@@ -36,6 +38,35 @@ def test_a_server_that_dies_on_its_first_completion_is_one_clear_error(tmp_path:
     assert "exited on its first completion" in str(caught.value)
     assert "\n" not in str(caught.value)
     assert "general protection fault" in caught.value.log_tail
+
+
+@pytest.mark.parametrize(("flag", "cause"), [
+    ("--segfault-on-completion", "killed by SIGSEGV: likely a llama.cpp build for another CPU"),
+    ("--die-on-completion", "killed by SIGSEGV: likely a llama.cpp build for another CPU"),  # exit code 139 = 128+11
+])
+def test_a_crash_names_its_likely_cause_and_the_fix(tmp_path: Path, flag: str, cause: str) -> None:
+    with _standin(tmp_path, flag) as server, pytest.raises(ServerStartError) as caught:
+        check_completion(server, timeout=30)
+    message = str(caught.value)
+    assert f"exited on its first completion ({cause}" in message and "\n" not in message
+    assert f"fix: reinstall the portable build: {PORTABLE_REINSTALL}" in message
+
+
+def test_crash_causes() -> None:
+    assert crash_cause(-9).startswith("killed by SIGKILL: likely out of memory")
+    assert crash_cause(-4).startswith("killed by SIGILL: likely a llama.cpp build for another CPU")
+    assert crash_cause(1) == "exit code 1" and crash_cause(-15) == "killed by SIGTERM"
+
+
+def test_readme_installs_the_portable_build_ci_uses() -> None:
+    """The README's real-model install and the fix the crash message gives build what `.ci/run` builds."""
+    ci = (ROOT / ".ci" / "run").read_text()
+    cmake_args = re.search(r'CMAKE_ARGS="\$\{CMAKE_ARGS:-([^}]*)\}"', ci)
+    assert cmake_args and cmake_args.group(1) == PORTABLE_CMAKE_ARGS
+    assert EXTRA_INSTALL in (ROOT / "README.md").read_text()
+    pinned = re.search(r'^local = \["(llama-cpp-python\[server\]==[^"]+)"\]$', (ROOT / "pyproject.toml").read_text(),
+                       re.M)
+    assert pinned and PORTABLE_REINSTALL.endswith(f"'{pinned.group(1)}'")
 
 
 def test_ci_builds_the_local_extras_pin_portably() -> None:

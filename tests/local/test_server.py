@@ -153,7 +153,7 @@ def test_server_dying_at_start_shows_its_last_log_lines(tmp_path: Path) -> None:
     with pytest.raises(ServerStartError) as info:
         with serve_process(argv, port=free_port(), alias="x", gguf=tmp_path / "m", log_path=tmp_path / "l.log"):
             pytest.fail("must not start")
-    assert "exited with code 3 while starting" in str(info.value)
+    assert "exited while starting (exit code 3; log: " in str(info.value)
     assert "\n" not in str(info.value)
     assert "llama: failed to load model" in info.value.log_tail
 

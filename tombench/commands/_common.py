@@ -101,3 +101,33 @@ def checked_int(value: Any, name: str, lo: int | None = None, hi: int | None = N
         return check_int(name, value, lo, hi)
     except OptionError:
         raise UserError(f"--{name.replace('_', '-')} must be {valid_range(lo, hi)}; got {value!r}") from None
+
+
+# --- outputs (issue #40 point 5): an output that cannot be written is one line before any work starts ---------------
+
+
+def _checked_output(param: Any, value: Any, check: Any) -> Any:
+    from tombench.kit.errors import OptionError
+
+    if value is None:
+        return None
+    try:
+        check(value, max(param.opts, key=len))
+    except OptionError as e:
+        raise UserError(str(e)) from None
+    return value
+
+
+def output_file(ctx: Any, param: Any, value: Any) -> Any:
+    """click callback for an output file option (`kit.outputs.writable_file`): the value as given, or one line."""
+    from tombench.kit.outputs import writable_file
+
+    return _checked_output(param, value, writable_file)
+
+
+def output_dir(ctx: Any, param: Any, value: Any) -> Any:
+    """click callback for an output folder option (`kit.outputs.writable_dir`, which makes it): the value as given,
+    or one line."""
+    from tombench.kit.outputs import writable_dir
+
+    return _checked_output(param, value, writable_dir)

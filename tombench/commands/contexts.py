@@ -21,7 +21,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from tombench.cli import UserError
-from tombench.commands._common import resolve_model, user_errors
+from tombench.commands._common import output_file, resolve_model, user_errors
 
 _console = Console(stderr=True)
 
@@ -58,6 +58,7 @@ def _report_table(report: Any) -> Table:
     "--out",
     "-o",
     type=click.Path(dir_okay=False, path_type=Path),
+    callback=output_file,
     default=None,
     help="Output JSONL (appended; a re-run generates only what is missing).",
 )

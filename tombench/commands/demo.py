@@ -8,7 +8,11 @@ wrong answers highlighted. The Inspect log is written to `--log-dir` (open it wi
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 from rich.console import Console
@@ -16,6 +20,10 @@ from rich.panel import Panel
 from rich.table import Table
 
 from tombench.cli import UserError
+from tombench.commands._common import output_dir
+
+if TYPE_CHECKING:
+    from tombench.local import LocalServer
 
 
 def _run(model: str, *, action_sets: str, people: int, moves: int, budget: int, stories: int, seed: int,
@@ -101,6 +109,33 @@ def _answer_line(q) -> tuple[str, bool]:
     return line, ok
 
 
+#: seconds between checks that the local server still runs
+SERVER_POLL = 0.5
+
+
+@contextmanager
+def _stop_if_server_dies(server: LocalServer) -> Iterator[None]:
+    """While the block runs, watch the server process: if it exits, end the command at once with one line naming
+    the likely cause and the fix. Why: Inspect retries a refused connection with backoff, so an eval against a dead
+    server would wait, silently, for a very long time."""
+    from tombench.cli import stop_command
+
+    done = threading.Event()
+
+    def watch() -> None:
+        while not done.wait(SERVER_POLL):
+            if not server.running:
+                stop_command(f"the local server died during the demo ({server.exit_cause()}); see its log: "
+                             f"{server.log_path}")
+                return
+
+    threading.Thread(target=watch, daemon=True, name="tombench-demo-server-watch").start()
+    try:
+        yield
+    finally:
+        done.set()
+
+
 @click.command()
 @click.option("--model", default=None, help="An Inspect model string; default: serve the packaged SmolLM2-135M.")
 @click.option("--action-sets", default="tomi,tomi-object-state,fantom-private", show_default=True)
@@ -110,7 +145,8 @@ def _answer_line(q) -> tuple[str, bool]:
 @click.option("--stories-per-setting", type=click.IntRange(1), default=1, show_default=True)
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--max-connections", type=click.IntRange(1), default=4, show_default=True)
-@click.option("--log-dir", default="logs/demo", show_default=True, type=click.Path(file_okay=False, path_type=Path))
+@click.option("--log-dir", default="logs/demo", show_default=True, type=click.Path(file_okay=False, path_type=Path),
+              callback=output_dir)
 def demo(model: str | None, action_sets: str, people: int, moves: int, budget: int, stories_per_setting: int,
          seed: int, max_connections: int, log_dir: Path) -> None:
     """Live adversarial search against a real local model (no key, GPU or internet), then its report."""
@@ -123,7 +159,7 @@ def demo(model: str | None, action_sets: str, people: int, moves: int, budget: i
     from tombench.local import LocalModelError, local_server
 
     try:
-        with local_server(export_env=True) as server:
+        with local_server(export_env=True) as server, _stop_if_server_dies(server):
             console.print(f"Serving the local model as [bold]{server.model}[/bold] at {server.base_url}")
             log = _run(server.model, **opts)
     except LocalModelError as e:

@@ -20,7 +20,8 @@ from rich.console import Console
 from rich.table import Table
 
 from tombench.cli import UserError
-from tombench.commands._common import user_errors
+from tombench.commands._common import output_dir, output_file, user_errors
+from tombench.commands._logs import say
 
 if TYPE_CHECKING:
     from tombench.generators.exploretom.export import ExportStats
@@ -40,9 +41,11 @@ def _orders(value: str) -> tuple[int, ...]:
 
 @click.command()
 @click.argument("inputs", nargs=-1, type=click.Path(path_type=Path))
-@click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Output JSONL.")
+@click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), required=True, callback=output_file,
+              help="Output JSONL.")
 @click.option(
-    "--hf-dir", type=click.Path(file_okay=False, path_type=Path), default=None, help="Also save a HF dataset."
+    "--hf-dir", type=click.Path(file_okay=False, path_type=Path), default=None, callback=output_dir,
+    help="Also save a HF dataset."
 )
 @click.option(
     "--text",
@@ -117,7 +120,7 @@ def export_training(
         seed=seed,
     )
     with user_errors(InfillError, TokenizerError, ExportError):
-        records, stats = export_files(inputs, config)
+        records, stats = export_files(inputs, config, say)
     if not records:
         raise UserError(
             f"nothing to export from {stats.stories_in} stories ({stats.with_infill} with an accepted infill): "

@@ -22,7 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from tombench.cli import UserError
-from tombench.commands._common import percent, resolve_model, user_errors
+from tombench.commands._common import output_file, percent, resolve_model, user_errors
 
 _console = Console(stderr=True)
 
@@ -67,7 +67,8 @@ def report_table(report: Any) -> Table:
 @click.argument("stories", type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--model", "-m", default=None, help="Inspect model that writes the infills, e.g. openai/gpt-4o.")
 @click.option("--judge-model", default=None, help="Inspect model for the per-step judge (default: --model).")
-@click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), required=True, help="Output JSONL.")
+@click.option("--out", "-o", type=click.Path(dir_okay=False, path_type=Path), required=True, callback=output_file,
+              help="Output JSONL.")
 @click.option("--candidates", "-k", type=click.IntRange(1, 10), default=3, show_default=True, help="Per call.")
 @click.option(
     "--step-attempts", type=click.IntRange(1), default=1, show_default=True, help="Calls per step before it fails."

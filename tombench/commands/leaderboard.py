@@ -20,14 +20,27 @@ from pathlib import Path
 import click
 
 from tombench.cli import UserError
+from tombench.commands._common import output_dir, output_file
 
 
 def _log_paths(inputs: tuple[str, ...]) -> list[Path]:
+    from tombench.commands._logs import say
     from tombench.reports import log_paths
 
     try:
-        return log_paths(inputs)
+        return log_paths(inputs, say)
     except FileNotFoundError as e:
+        raise UserError(str(e)) from None
+
+
+def _writable_store(root: str | Path) -> Path:
+    """The local copy's folder (`--local-dir` or the default), made and checked before any log is read."""
+    from tombench.kit.errors import OptionError
+    from tombench.kit.outputs import writable_dir
+
+    try:
+        return writable_dir(root, "--local-dir")
+    except OptionError as e:
         raise UserError(str(e)) from None
 
 
@@ -107,7 +120,7 @@ def push(logs: tuple[str, ...], repo: str | None, local_dir: str | None, with_lo
         raise UserError("give eval logs to add, and/or --repo ORG/NAME to push rows kept locally")
     if repo and repo.count("/") != 1:
         raise UserError(f"--repo must look like ORG/NAME, got {repo!r}")
-    store = LocalStore(local_dir or default_local_dir(repo))
+    store = LocalStore(_writable_store(local_dir or default_local_dir(repo)))
     console = _console()
     report = add_logs(store, progress(_log_paths(logs), "logs"),
                       RowOverrides(submitter, notes, model_revision, open_weights, model_size),
@@ -188,7 +201,8 @@ def _exit_partial(message: str) -> None:
               show_default=True)
 @click.option("--breakdowns", is_flag=True, help="Terminal: also show the per-category breakdowns (a second table; "
               "Markdown and HTML always have them).")
-@click.option("--output", "-o", type=click.Path(dir_okay=False), help="Write to this file instead of stdout.")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), callback=output_file,
+              help="Write to this file instead of stdout.")
 @click.option("--history", is_flag=True, help="Rank every submission, not only the newest per configuration.")
 @click.option("--dimension", "dimensions", multiple=True,
               help="Breakdown dimension(s) to show (default: all). Repeatable.")
@@ -224,7 +238,7 @@ def show(source: str | None, repo: str | None, local_dir: str | None, fmt: str, 
 @leaderboard.command("eval-results")
 @click.argument("source", required=False, type=click.Path())
 @click.option("--repo", help="Read the rows from this Hub dataset repo (also used as the results' source link).")
-@click.option("--out", "out", required=True, type=click.Path(file_okay=False),
+@click.option("--out", "out", required=True, type=click.Path(file_okay=False), callback=output_dir,
               help="Folder to write eval.yaml and <model>/.eval_results/<task>_<config>.yaml into.")
 @click.option("--benchmark", help="Hub dataset ORG/NAME that hosts the benchmark's eval.yaml (the entries' "
               "`dataset.id`; default: --repo).")
@@ -269,7 +283,7 @@ def _load_board(source: str | None, repo: str | None, timeout: float) -> tuple[l
 
 @leaderboard.command()
 @click.option("--repo", required=True, help="The results dataset ORG/NAME the Space reads when it starts.")
-@click.option("--out", "out", default="space", show_default=True, type=click.Path(file_okay=False),
+@click.option("--out", "out", default="space", show_default=True, type=click.Path(file_okay=False), callback=output_dir,
               help="Folder to write the Space into (README.md, requirements.txt, app.py).")
 @click.option("--space", "space", help="Also push the folder to this Hub Space ORG/NAME (created as a Gradio Space).")
 @click.option("--requirement", help="How the Space installs tombench (a requirements.txt line; default: this "

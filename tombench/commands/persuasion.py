@@ -23,7 +23,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from tombench.cli import UserError
-from tombench.commands._common import resolve_model
+from tombench.commands._common import output_file, resolve_model
 
 T = TypeVar("T")
 _console = Console(stderr=True)
@@ -103,7 +103,8 @@ _cache = click.option("--cache/--no-cache", default=True, show_default=True, hel
 @click.option("--no-observer", is_flag=True, help="Generate without observer review.")
 @click.option("--mental-state", "mental_state_model", default=None,
               help="Model that writes the persuadee's mental state (default: the persuadee's).")
-@click.option("--out", type=click.Path(dir_okay=False), required=True, help="Output JSONL (appended; resumable).")
+@click.option("--out", type=click.Path(dir_okay=False), required=True, callback=output_file,
+              help="Output JSONL (appended; resumable).")
 @click.option("--limit", type=click.IntRange(1), default=None, help="Number of scenarios, drawn with --seed.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--max-revisions", type=click.IntRange(0), default=2, show_default=True, help="Observer send-backs per round.")
@@ -168,7 +169,7 @@ def generate(
 @click.option("--metrics", default="all", show_default=True,
               help="Comma-separated Table 1 metrics to judge: context_coherence, logical_coherence, helpfulness, "
                    "direct, ctom (or all).")
-@click.option("--out", type=click.Path(dir_okay=False), default=None,
+@click.option("--out", type=click.Path(dir_okay=False), default=None, callback=output_file,
               help="JSONL of per-dialogue judgements (appended; resumable).")
 @click.option("--limit", type=click.IntRange(1), default=None, help="Judge only the first N dialogues.")
 @_retries

@@ -20,6 +20,7 @@ import click
 from rich.console import Console
 
 from tombench.cli import UserError
+from tombench.commands._common import output_file
 
 
 def _load(paths: tuple[str, ...]):
@@ -104,7 +105,7 @@ def report() -> None:
 @report.command("tables")
 @click.argument("logs", nargs=-1)
 @click.option("--md", is_flag=True, help="Print Markdown instead of terminal tables.")
-@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None, callback=output_file,
               help="Also write accuracy vs people and moves as a PNG.")
 def tables(logs: tuple[str, ...], md: bool, plot: Path | None) -> None:
     """Table 1 (action set x asymmetry), Table 6 (interesting), accuracy by people and moves (first-order)."""

@@ -21,6 +21,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tombench.cli import UserError
+from tombench.commands._common import output_file
 from tombench.local import LocalModelError, LocalServer, ServerStartError, local_server
 from tombench.local._check import check_completion
 from tombench.local._server import DEFAULT_N_CTX, DEFAULT_READY_TIMEOUT, default_threads
@@ -61,7 +62,8 @@ def _wait(server: LocalServer) -> None:
     """Serve until Ctrl-C; a server that dies on its own is an error, not a quiet exit."""
     while server.running:
         time.sleep(0.5)
-    raise UserError(f"the local server (pid {server.pid}) exited unexpectedly; see its log: {server.log_path}")
+    raise UserError(f"the local server (pid {server.pid}) exited unexpectedly ({server.exit_cause()}); see its log: "
+                    f"{server.log_path}")
 
 
 @click.command()
@@ -77,7 +79,8 @@ def _wait(server: LocalServer) -> None:
     help="Seconds to wait for /v1/models to answer.",
 )  # fmt: skip
 @click.option(
-    "--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), help="Server log file [default: a temp file]."
+    "--log", "log_path", type=click.Path(dir_okay=False, path_type=Path), callback=output_file,
+    help="Server log file [default: a temp file]."
 )
 @click.option(
     "--check", is_flag=True,

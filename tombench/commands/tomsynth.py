@@ -22,7 +22,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from tombench.cli import UserError
-from tombench.commands._common import resolve_model
+from tombench.commands._common import output_dir, output_file, resolve_model
 
 T = TypeVar("T")
 _console = Console(stderr=True)
@@ -92,7 +92,7 @@ def units(list_ids: bool, space: str) -> None:
 @click.option("--domain", multiple=True, help="Only units of this social domain (repeatable).")
 @click.option("--format", "formats_", multiple=True, type=click.Choice(["Narrative", "Dialogue"], case_sensitive=False))
 @_space
-@click.option("--out", "-o", required=True, type=click.Path(dir_okay=False, path_type=Path),
+@click.option("--out", "-o", required=True, type=click.Path(dir_okay=False, path_type=Path), callback=output_file,
               help="Output jsonl (appended; a re-run skips items already there).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--max-retries", type=click.IntRange(0), default=2, show_default=True,
@@ -210,8 +210,8 @@ def _read_items(path: Path) -> list:
 @click.argument("items_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
 @click.option("--verifier", "-v", default=None, help="Second Inspect model for stage 3 (omit with --no-verify).")
 @click.option("--no-verify", is_flag=True, help="Skip stage 3 (format checks and balancing only).")
-@click.option("--out", "-o", required=True, type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--report", type=click.Path(dir_okay=False, path_type=Path), default=None,
+@click.option("--out", "-o", required=True, type=click.Path(dir_okay=False, path_type=Path), callback=output_file)
+@click.option("--report", type=click.Path(dir_okay=False, path_type=Path), default=None, callback=output_file,
               help="Where to write the JSON report (default: OUT with .report.json).")
 @click.option("--seed", type=int, default=0, show_default=True, help="Seed of the answer balancing.")
 @click.option("--max-text-chars", type=click.IntRange(1), default=1200, show_default=True)
@@ -262,7 +262,7 @@ def qc(items_file: Path, verifier: str | None, no_verify: bool, out: Path, repor
 
 @tomsynth.command("export-hf")
 @click.argument("items_file", type=click.Path(exists=True, dir_okay=False, path_type=Path))
-@click.option("--out-dir", required=True, type=click.Path(file_okay=False, path_type=Path),
+@click.option("--out-dir", required=True, type=click.Path(file_okay=False, path_type=Path), callback=output_dir,
               help="Folder written in the Hub layout (README.md card + data/*.parquet).")
 @click.option("--repo-id", default=None, help="Also upload to this Hub dataset repository (needs HF_TOKEN).")
 @click.option("--private", is_flag=True)

@@ -29,7 +29,7 @@ from typing import Any, TypeVar
 
 T = TypeVar("T")
 
-__all__ = ["LOG_SUFFIXES", "RUNTIME_ARGS", "ShardSet", "shaping_args", "UnreadableLog", "combine_shards", "log_paths", "read_log",
+__all__ = ["EVAL_SET_FILES", "LOG_SUFFIXES", "RUNTIME_ARGS", "ShardSet", "shaping_args", "UnreadableLog", "combine_shards", "log_paths", "read_log",
            "read_sample_summaries", "run_settings", "settings_key", "shard_groups", "shard_of"]
 
 #: The file suffixes Inspect writes logs with.
@@ -50,18 +50,38 @@ class UnreadableLog(ValueError):
         return cls(path, _why(error))
 
 
-def log_paths(paths: Iterable[str | Path]) -> list[Path]:
+#: The files `inspect eval-set` writes beside its logs (its manifest, the headers of the folder's logs, the viewer's
+#: listing): JSON, so they look like logs by name, but none is one.
+EVAL_SET_FILES = frozenset({"eval-set.json", "logs.json", "listing.json"})
+
+
+def log_paths(paths: Iterable[str | Path], on_skip: Callable[[str], None] = lambda line: None) -> list[Path]:
     """Expand directories into the Inspect logs they may contain (.eval and .json files, sorted); named files are
-    kept as given. A path that does not exist raises FileNotFoundError with a one-line message."""
+    kept as given. A path that does not exist raises FileNotFoundError with a one-line message.
+
+    `inspect eval-set`'s bookkeeping (`EVAL_SET_FILES`) is left out, with one line per folder through `on_skip`, so
+    every reader takes an eval-set's log folder as it is."""
     out: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
-            out += sorted(x for x in p.rglob("*") if x.suffix in LOG_SUFFIXES and x.is_file())
+            found = sorted(x for x in p.rglob("*") if x.suffix in LOG_SUFFIXES and x.is_file())
+            out += _without_eval_set_files(found, on_skip)
         elif p.exists():
-            out.append(p)
+            out += _without_eval_set_files([p], on_skip)
         else:
             raise FileNotFoundError(f"no such log file or folder: {p}")
     return out
+
+
+def _without_eval_set_files(files: list[Path], on_skip: Callable[[str], None]) -> list[Path]:
+    """`files` less `inspect eval-set`'s bookkeeping, said in one line per folder that held some."""
+    skipped: dict[Path, list[str]] = {}
+    for f in files:
+        if f.name in EVAL_SET_FILES:
+            skipped.setdefault(f.parent, []).append(f.name)
+    for folder, names in skipped.items():
+        on_skip(f"skipped {', '.join(names)} in {folder}: inspect eval-set's bookkeeping, not eval logs")
+    return [f for f in files if f.name not in EVAL_SET_FILES]
 
 
 def _why(error: BaseException) -> str:

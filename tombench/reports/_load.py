@@ -222,7 +222,7 @@ def load_runs(paths: Iterable[str | Path], *, on_skip: OnSkip = lambda line: Non
 def _load_headers(paths: Iterable[str | Path], on_skip: OnSkip, progress: Progress,
                   keep: Callable[[Any], bool]) -> list[tuple[Run, _Header]]:
     """`load_runs` with each header's file (the shard logs of one run are several headers with one run)."""
-    headers = [h for path in progress(log_paths(paths), "log headers")
+    headers = [h for path in progress(log_paths(paths, on_skip), "log headers")
                if (h := _header(path, on_skip, keep)) is not None]
     runs = _number(headers, on_skip)
     return sorted(((runs[h.path], h) for h in headers), key=lambda pair: (pair[0], str(pair[1].path)))

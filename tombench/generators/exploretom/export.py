@@ -30,13 +30,18 @@ import hashlib
 import json
 import random
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
 from tombench.dsl import Story, build_prompt
-from tombench.generators.exploretom.story_inputs import StoryInput, expand_story_paths, load_story_inputs
+from tombench.generators.exploretom.story_inputs import (
+    NotAdversarialLog,
+    StoryInput,
+    expand_story_paths,
+    load_story_inputs,
+)
 from tombench.generators.exploretom.tokens import TokenCounter, load_token_counter
 
 __all__ = [
@@ -167,18 +172,28 @@ class ExportStats:
 
 
 # ---------------------------------------------------------------------------------------------------------- inputs
-def collect_units(paths: Iterable[str | Path]) -> tuple[list[Unit], list[dict[str, str]]]:
+def collect_units(paths: Iterable[str | Path], on_skip: Callable[[str], None] = lambda line: None
+                  ) -> tuple[list[Unit], list[dict[str, str]]]:
     """Stories from search and infill outputs, merged by content digest (sorted by it), and the inputs' digests.
 
     Any number of files in any order give the same units: a story listed by several runs is one unit, and an
     infill line attaches its text to the story it was made from (its own `story`), never to another story that
     shares a search id. An infill line contributes only when its status is "ok"; one without a final label check
-    (an older infill) is counted in `unverified` and not used.
+    (an older infill) is counted in `unverified` and not used. A folder's files that hold no stories (an `inspect
+    eval-set` folder's bookkeeping, other tasks' logs) are skipped with one line each through `on_skip`.
     """
     units: dict[str, Unit] = {}
     inputs = []
-    for path in expand_story_paths(paths):  # search output folders and live task logs too (e.g. N shards)
-        items, _ = load_story_inputs(path)
+    paths = [Path(p) for p in paths]
+    named = {p.resolve() for p in paths if not p.is_dir()}
+    for path in expand_story_paths(paths, on_skip):  # search output folders and live task logs too (e.g. N shards)
+        try:
+            items, _ = load_story_inputs(path)
+        except NotAdversarialLog as e:
+            if path.resolve() in named:
+                raise
+            on_skip(f"skipped {e}")
+            continue
         inputs.append({"path": str(path), "sha256": hashlib.sha256(path.read_bytes()).hexdigest()})
         for it in items:
             _merge_input(units, it)
@@ -491,13 +506,14 @@ def export_records(
     return records, stats
 
 
-def export_files(paths: Sequence[str | Path], config: ExportConfig) -> tuple[list[dict[str, Any]], ExportStats]:
+def export_files(paths: Sequence[str | Path], config: ExportConfig, on_skip: Callable[[str], None] = lambda line: None
+                 ) -> tuple[list[dict[str, Any]], ExportStats]:
     """`export_records` over input files: the tokenizer `config` names is loaded only when a token limit needs it,
     and the stats record the inputs' digests, so the dataset card says exactly which files it was made from."""
     counter = (
         load_token_counter(config.tokenizer) if config.tokenizer is not None and config.max_tokens is not None else None
     )
-    units, digests = collect_units(paths)
+    units, digests = collect_units(paths, on_skip)
     records, stats = export_records(units, config, token_counter=counter)
     stats.inputs = digests
     return records, stats

@@ -10,7 +10,7 @@ together, and a story given twice is one story (issue #28 point 4).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,7 +21,7 @@ from tombench.kit.errors import OptionError
 from tombench.kit.logs import LOG_SUFFIXES, UnreadableLog, log_paths, read_log
 from tombench.kit.reading import read_text
 
-__all__ = ["InfillError", "StoryInput", "expand_story_paths", "load_story_inputs", "story_type_and_setting"]
+__all__ = ["InfillError", "NotAdversarialLog", "StoryInput", "expand_story_paths", "load_story_inputs", "story_type_and_setting"]
 
 
 _EXPECTED = "one story per line as JSON (tombench search's stories.jsonl, an infill output, or Story.to_dict() lines)"
@@ -29,6 +29,11 @@ _EXPECTED = "one story per line as JSON (tombench search's stories.jsonl, an inf
 
 class InfillError(ValueError):
     """An input file that cannot be read as stories (the message names the file and the line)."""
+
+
+class NotAdversarialLog(InfillError):
+    """A readable Inspect log of another task: no stories to read. Named as an input it is an error; found in a
+    folder (an `inspect eval-set` folder holds every task's log) it is skipped with one line."""
 
 
 @dataclass(frozen=True)
@@ -59,13 +64,14 @@ def story_type_and_setting(rec: dict[str, Any]) -> tuple[str, str]:
     return (setting.split("|")[0] if setting else "unknown"), setting or ""
 
 
-def expand_story_paths(paths: Iterable[str | Path]) -> list[Path]:
+def expand_story_paths(paths: Iterable[str | Path], on_skip: Callable[[str], None] = lambda line: None) -> list[Path]:
     """The files behind the inputs: a search output folder is its `stories.jsonl`, another folder the Inspect logs
-    in it; files as given. The same file named twice (a folder and its `stories.jsonl`) is read once."""
+    in it (`kit.logs.log_paths`: an `inspect eval-set` folder's bookkeeping is left out with one line through
+    `on_skip`); files as given. The same file named twice (a folder and its `stories.jsonl`) is read once."""
     out: list[Path] = []
     for p in map(Path, paths):
         if p.is_dir():
-            found = [p / "stories.jsonl"] if (p / "stories.jsonl").is_file() else log_paths([p])
+            found = [p / "stories.jsonl"] if (p / "stories.jsonl").is_file() else log_paths([p], on_skip)
             if not found:
                 raise InfillError(f"{p}: no stories.jsonl (a tombench search --out folder) and no Inspect logs")
             out += found
@@ -95,7 +101,8 @@ def _log_story_inputs(path: Path) -> list[StoryInput]:
         raise InfillError(str(e)) from None
     searches = [s for s in log.samples or [] if (s.metadata or {}).get("tombench_kind") == "search"]
     if not searches:
-        raise InfillError(f"{path}: not a live adversarial log (tombench/exploretom_adversarial): no search samples")
+        raise NotAdversarialLog(f"{path}: not a live adversarial log (tombench/exploretom_adversarial): "
+                                "no search samples")
     items = (_story_input(rec, f"{path}:{s.id}") for s in searches for rec in _kept_stories(s))
     return [it for it in items if it is not None]
 

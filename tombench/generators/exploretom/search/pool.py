@@ -10,27 +10,41 @@ its answers, so a job gives the same result in a worker as in the parent, whatev
 
 Jobs are top-level async functions `fn(answer, emit, *args)`; `emit(message)` hands the parent an event while the
 job runs (the runner writes each finished attempt as it comes: nothing is lost on interruption). Workers start with
-`spawn` (no forked copy of the parent's threads and event loop) and ignore SIGINT: Ctrl-C reaches the parent, which
-stops them.
+`spawn` (no forked copy of the parent's threads and event loop).
+
+Ending: the parent alone decides when workers stop, and no worker outlives it.
+* Workers ignore SIGINT and SIGHUP (a terminal sends them to the whole process group): Ctrl-C or a closed terminal
+  reaches the parent, which stops them. The signals are blocked while a worker starts, so one arriving during its
+  start-up (importing, unpickling) cannot kill it half-started either.
+* A worker whose parent died, however (SIGKILL, out of memory), exits by itself within a second: a watchdog thread
+  compares `os.getppid()` with the parent's pid (`kit.orphans`). With the workers gone, multiprocessing's resource tracker (started
+  by the parent for the queues' locks) sees its last pipe close and exits too.
+* `close` never blocks on a dead or stuck worker: queues never join their feeder threads (a feeder blocked on a
+  full pipe to a dead worker would hold the process at exit), workers left after a grace period are terminated,
+  then killed. The pool's `atexit` clean-up runs before multiprocessing's own (which would join those threads).
 """
 
 from __future__ import annotations
 
 import asyncio
 import atexit
+import contextlib
 import itertools
 import multiprocessing as mp
+import multiprocessing.util  # noqa: F401 - registers multiprocessing's atexit hook now, so the pool's runs before it
 import os
 import queue
 import signal
 import sys
 import threading
+import time
 import traceback
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
 from tombench.generators.exploretom.search.evaluator import Answerer
+from tombench.kit.orphans import exit_when_orphaned
 
 __all__ = ["SearchPool", "WorkerError", "can_spawn", "shared_pool", "usable_workers"]
 
@@ -67,12 +81,17 @@ class SearchPool:
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
         ctx = mp.get_context("spawn")
-        self._out: Any = ctx.Queue()  # every worker -> parent
-        self._ins: list[Any] = [ctx.Queue() for _ in range(workers)]  # parent -> worker w
-        self._procs = [ctx.Process(target=_worker_main, args=(w, self._ins[w], self._out), daemon=True,
-                                   name=f"tombench-search-{w}") for w in range(workers)]
-        for p in self._procs:
-            p.start()
+        with _terminal_signals_blocked():  # the resource tracker (started by the first queue) and the workers
+            self._out: Any = ctx.Queue()  # every worker -> parent
+            self._ins: list[Any] = [ctx.Queue() for _ in range(workers)]  # parent -> worker w
+            for q in (*self._ins, self._out):
+                q.cancel_join_thread()  # what is unsent at exit is for a worker that is stopping: never wait on it
+            parent = os.getpid()
+            self._procs = [ctx.Process(target=_worker_main, args=(w, self._ins[w], self._out, parent), daemon=True,
+                                       name=f"tombench-search-{w}") for w in range(workers)]
+        with _terminal_signals_blocked():  # again: starting the resource tracker unblocks SIGINT in this thread
+            for p in self._procs:
+                p.start()
         self._jobs: dict[int, _Pending] = {}
         self._load = [0] * workers
         self._ids = itertools.count()
@@ -129,23 +148,32 @@ class SearchPool:
             if not finished and not self._closed:
                 self._ins[w].put(("cancel", jid))
 
-    def close(self) -> None:
-        """Stop the workers (jobs still running are dropped: their finished attempts were already handed over)."""
+    def close(self, grace: float = 2.0) -> None:
+        """Stop the workers (jobs still running are dropped: their finished attempts were already handed over).
+
+        Bounded whatever state the workers are in: each is asked to stop, given `grace` seconds, then terminated
+        (SIGTERM) and, if still there a second later, killed."""
         if self._closed:
             return
         self._closed = True
         for q in self._ins:
-            q.put(None)
-        for p in self._procs:
-            p.join(timeout=2)
-            if p.is_alive():
-                p.terminate()
-                p.join(timeout=2)
-        self._out.put(None)
+            with contextlib.suppress(Exception):  # a queue whose pipe is broken: its worker is gone anyway
+                q.put(None)
+        _join_all(self._procs, grace)
+        for stop in ("terminate", "kill"):
+            alive = [p for p in self._procs if p.is_alive()]
+            if not alive:
+                break
+            for p in alive:
+                with contextlib.suppress(Exception):
+                    getattr(p, stop)()
+            _join_all(alive, 1.0)
+        with contextlib.suppress(Exception):
+            self._out.put(None)
         self._reader.join(timeout=2)
         for q in (*self._ins, self._out):
-            q.close()
-            q.cancel_join_thread()
+            with contextlib.suppress(Exception):
+                q.close()
 
     def __enter__(self) -> SearchPool:
         return self
@@ -221,20 +249,53 @@ def shared_pool(workers: int) -> SearchPool:
     return pool
 
 
-@atexit.register
 def _close_shared() -> None:
-    for pool in _SHARED.values():
+    for pool in list(_SHARED.values()):
         pool.close()
+
+
+# registered after multiprocessing's own hook (imported above): atexit runs the last registered first, so the
+# workers are stopped before multiprocessing joins its children and queue threads
+atexit.register(_close_shared)
+
+
+def _join_all(procs: list[Any], seconds: float) -> None:
+    """Wait for `procs` to end, `seconds` in all (not each)."""
+    deadline = time.monotonic() + seconds
+    for p in procs:
+        p.join(timeout=max(0.0, deadline - time.monotonic()))
+
+
+#: the signals a terminal sends to its whole foreground process group: the parent's to act on, never a worker's
+_TERMINAL_SIGNALS = frozenset({signal.SIGINT, signal.SIGHUP})
+
+
+@contextlib.contextmanager
+def _terminal_signals_blocked() -> Iterator[None]:
+    """Block SIGINT and SIGHUP in this thread while workers start: a spawned worker inherits the blocked mask, so one
+    arriving during its start-up waits until `_worker_main` has set it to be ignored. Multiprocessing's resource
+    tracker, started here too, keeps them blocked for good: a closed terminal does not kill it under the parent
+    (which would then print its tracebacks); it exits when the parent and the workers are gone. Pending ones reach
+    this process when the block ends."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, _TERMINAL_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 # --- the worker's side
 
 
-def _worker_main(wid: int, inbox: Any, out: Any) -> None:
+def _worker_main(wid: int, inbox: Any, out: Any, parent: int) -> None:
     """A worker process: run jobs as asyncio tasks, their prompts answered through the parent."""
     from tombench.generators.exploretom.search.heap import search_gc
 
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle: it stops the workers
+    for sig in _TERMINAL_SIGNALS:  # the parent's to handle: it stops the workers
+        signal.signal(sig, signal.SIG_IGN)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, _TERMINAL_SIGNALS)
+    exit_when_orphaned(parent)
+    out.cancel_join_thread()  # a worker exits only when its results no longer matter
     with search_gc():
         asyncio.run(_Worker(inbox, out).serve())
 
