@@ -52,3 +52,16 @@ def test_a_model_typo_leaves_the_out_folder_free_for_the_corrected_command(tmp_p
     fixed = CliRunner().invoke(main, [*ARGS, "--out", str(out)])
     assert fixed.exit_code == 0, fixed.output
     assert read_jsonl(out / "stories.jsonl")
+
+
+def test_a_second_search_on_the_same_out_is_refused_in_one_line(tmp_path):
+    """Two writers on one --out would write every story twice: the second is refused while the first holds it."""
+    from tombench.kit.outputs import exclusive_lock
+
+    out = tmp_path / "run"
+    with exclusive_lock(out):  # as a first `tombench search` running on it holds it
+        r = CliRunner().invoke(main, [*ARGS, "--out", str(out)])
+    assert r.exit_code == 2 and "another tombench search is writing to" in r.output and "Traceback" not in r.output
+    assert not (out / "stories.jsonl").exists()
+    r = CliRunner().invoke(main, [*ARGS, "--out", str(out)])  # once it is done, the folder is free again
+    assert r.exit_code == 0, r.output

@@ -117,8 +117,10 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
            export_hf: Path | None) -> None:
     """Search adversarial stories against a model, for every setting of a grid."""
     from tombench.generators.exploretom.search import run_options
+    from tombench.generators.exploretom.search.registry import describe
     from tombench.generators.exploretom.search.runner import RunConfigMismatch, prepare_out_dir
     from tombench.kit.options import MAX_MOVES, people_limit, rooms_limit  # imports inspect_ai: not at --help
+    from tombench.kit.outputs import exclusive_lock, writable_dir
 
     try:
         types = run_options.story_types(story_types, asymmetric)  # type: ignore[arg-type]
@@ -141,19 +143,21 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
     except ValueError as e:
         raise UserError(str(e)) from None
     answer = _make_answerer(model, margs, max_connections, not no_cache)  # a model typo fails before --out is written
-    try:
-        prepare_out_dir(out_dir, run)
-    except RunConfigMismatch as e:
-        raise UserError(str(e)) from None
-    console = Console(width=max(Console().width, 110))
-    results = _run_with_progress(console, settings, ctxs, answer, run, out_dir, parallel_settings, indices,
-                                 n_workers)
-    from tombench.generators.exploretom.search.registry import describe
-
-    _print_summary(console, results, f"{model} ({describe(run.search)})", stories_per_setting, out_dir)
     if export_hf is not None:
-        n = export_hf_dataset(out_dir / "stories.jsonl", export_hf, model=model)
-        console.print(f"wrote a Hugging Face dataset of {n} stories to {export_hf}")
+        writable_dir(export_hf, "--export-hf")  # fail before the search, not after it
+    # one writer per --out: a second `tombench search` on the same folder would write every story twice
+    with exclusive_lock(out_dir, "tombench search", "--out"):
+        try:
+            prepare_out_dir(out_dir, run)
+        except RunConfigMismatch as e:
+            raise UserError(str(e)) from None
+        console = Console(width=max(Console().width, 110))
+        results = _run_with_progress(console, settings, ctxs, answer, run, out_dir, parallel_settings, indices,
+                                     n_workers)
+        _print_summary(console, results, f"{model} ({describe(run.search)})", stories_per_setting, out_dir)
+        if export_hf is not None:
+            n = export_hf_dataset(out_dir / "stories.jsonl", export_hf, model=model)
+            console.print(f"wrote a Hugging Face dataset of {n} stories to {export_hf}")
 
 
 def _shard(value: str | None) -> tuple[int, int]:
