@@ -14,7 +14,9 @@ from rich.console import Console
 
 from tombench.kit.intervals import wilson_interval
 from tombench.leaderboard import build_view, compare, latest_rows, render, shared_ranks
-from tombench.leaderboard._render import _JS, differing_settings, pair_tests, same_items
+from tombench.leaderboard._cells import differing_settings
+from tombench.leaderboard._html import static_text
+from tombench.leaderboard._ranking import pair_tests, same_items
 
 from .rows_factory import clustered, config, items, row
 
@@ -195,7 +197,7 @@ console.log(JSON.stringify(cases.map(function(c){ return compareCells(c[0], c[1]
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs node to run the page's comparator")
 def test_html_sort_comparator_keeps_missing_values_in_place():
     """Issue #18.9: the comparator returned 1 when both values were missing, reshuffling rows."""
-    comparator = _JS.split("document.querySelectorAll", 1)[0]
+    comparator = static_text("board.js").split("document.querySelectorAll", 1)[0]
     out = subprocess.run(["node", "-e", _NODE_TEST % comparator], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     both_missing, missing_first_desc, missing_x, missing_y, asc, desc, text = json.loads(out.stdout)
