@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tombench.local import ServerStartError, free_port, serve_process
-from tombench.local._check import check_completion
+from tombench.local import ServerStartError, check_completion, free_port, serve_process
 
 ROOT = Path(__file__).parents[2]
 STANDIN = Path(__file__).with_name("standin_server.py")
