@@ -18,7 +18,6 @@ from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, Mo
 from tombench.cli import main
 from tombench.dsl import Context, Setting, StateChange, Story, parse_structure
 from tombench.dsl.sampler import random_story
-from tombench.generators.exploretom.contexts import MalformedOutput
 from tombench.generators.exploretom.identity import story_digest
 from tombench.generators.exploretom.infill import (
     FANTOM_TEXT_TYPE,
@@ -37,6 +36,7 @@ from tombench.generators.exploretom.infill import (
     sample_desiderata,
     world_statements,
 )
+from tombench.kit.calls import MalformedOutput
 
 MOVES = (
     "Anne entered the kitchen. Beth entered the kitchen. Anne moved the apple to the box, which is also located in "
