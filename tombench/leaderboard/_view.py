@@ -123,7 +123,6 @@ def build_view(rows: Iterable[ResultRow], *, history: bool = False,
     return View(boards)
 
 
-
 def board_legend(b: Board) -> list[str]:
     """What the board's columns mean and the rules behind them, one sentence a line (every format shows it)."""
     older = f"; {b.hidden} older submission(s) in history" if b.hidden else ""
