@@ -22,7 +22,8 @@ from collections import Counter
 from pathlib import Path
 
 from tombench.generators.exploretom.export import FIG5_SHARES, ExportConfig, ExportError, collect_units, export_records
-from tombench.generators.exploretom.infill import InfillConfig, infill_file, load_story_inputs
+from tombench.generators.exploretom.infill import InfillConfig, infill_file
+from tombench.generators.exploretom.story_inputs import load_story_inputs
 from tombench.kit.format import percent
 
 

@@ -279,7 +279,7 @@ def main() -> None:
                     help="the objective and the reported accuracy: first-order (acc) or second-order (acc2) questions, "
                          "-int: interesting ones only")
     ap.add_argument("--refine", type=_number(float, 0, 1), default=None,
-                    help="improved A*: share of the budget for refinement (default: SearchConfig's)")
+                    help="improved A*: share of the budget for refinement (default: the method's)")
     ap.add_argument("--max-similarity", type=_number(float, 0, 1), default=DEFAULT_MAX_SIMILARITY,
                     help="cap on the shape similarity of two kept stories of a setting (1 = no cap)")
     ap.add_argument("--width", type=_number(int, 1), default=4, help="improved A*: nodes expanded per round (expand_width)")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from tombench.leaderboard import Breakdown, Items, ResultRow
+from tombench.leaderboard import Breakdown, Items, ResultRow, proportion_interval
 from tombench.leaderboard._row import SCHEMA_VERSION
 
 _BASE = ResultRow(
@@ -42,3 +42,15 @@ def config(**settings) -> str:
         else:
             base[key] = value
     return json.dumps(base, sort_keys=True)
+
+
+def clustered(model: str, misses: dict[int, int], stories: int = 18, per_story: int = 22, **changes):
+    """A row on `stories` stories of `per_story` questions with misses[s] wrong answers in story s (the first
+    questions of the story), its interval computed the way `row_from_log` does."""
+    scores = [0.0 if q < misses.get(s, 0) else 1.0 for s in range(stories) for q in range(per_story)]
+    story = [f"st{s}" for s in range(stories) for _ in range(per_story)]
+    ci = proportion_interval(scores, story)
+    keys = [f"q{i}" for i in range(len(scores))]
+    return row(model, ci.value, ci_low=ci.low, ci_high=ci.high, ci_method=ci.method, stories=ci.stories,
+               design_effect=ci.design_effect, items=Items(key=keys, story=story, score=scores),
+               samples_total=len(scores), samples_completed=len(scores), **changes)

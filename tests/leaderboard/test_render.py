@@ -14,9 +14,11 @@ from rich.console import Console
 
 from tombench.kit.intervals import wilson_interval
 from tombench.leaderboard import build_view, compare, latest_rows, render, shared_ranks
-from tombench.leaderboard._render import _JS, differing_settings, pair_tests, same_items
+from tombench.leaderboard._cells import differing_settings
+from tombench.leaderboard._html import static_text
+from tombench.leaderboard._ranking import pair_tests, same_items
 
-from .rows_factory import config, items, row
+from .rows_factory import clustered, config, items, row
 
 
 def test_ranks_are_shared_where_intervals_overlap():
@@ -195,27 +197,13 @@ console.log(JSON.stringify(cases.map(function(c){ return compareCells(c[0], c[1]
 @pytest.mark.skipif(shutil.which("node") is None, reason="needs node to run the page's comparator")
 def test_html_sort_comparator_keeps_missing_values_in_place():
     """Issue #18.9: the comparator returned 1 when both values were missing, reshuffling rows."""
-    comparator = _JS.split("document.querySelectorAll", 1)[0]
+    comparator = static_text("board.js").split("document.querySelectorAll", 1)[0]
     out = subprocess.run(["node", "-e", _NODE_TEST % comparator], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0, out.stderr
     both_missing, missing_first_desc, missing_x, missing_y, asc, desc, text = json.loads(out.stdout)
     assert both_missing == 0 and missing_first_desc == 0  # equal: a stable sort keeps their order
     assert missing_x > 0 and missing_y < 0  # missing values last, in both directions
     assert asc < 0 and desc > 0 and text > 0
-
-
-def _clustered(model: str, misses: dict[int, int], stories: int = 18, per_story: int = 22, **changes):
-    """A row on `stories` stories of `per_story` questions with misses[s] wrong answers in story s (the first
-    questions of the story), its interval computed the way `row_from_log` does."""
-    from tombench.leaderboard import Items, proportion_interval
-
-    scores = [0.0 if q < misses.get(s, 0) else 1.0 for s in range(stories) for q in range(per_story)]
-    story = [f"st{s}" for s in range(stories) for _ in range(per_story)]
-    ci = proportion_interval(scores, story)
-    keys = [f"q{i}" for i in range(len(scores))]
-    return row(model, ci.value, ci_low=ci.low, ci_high=ci.high, ci_method=ci.method, stories=ci.stories,
-               design_effect=ci.design_effect, items=Items(key=keys, story=story, score=scores),
-               samples_total=len(scores), samples_completed=len(scores), **changes)
 
 
 def test_different_ranks_are_always_backed_by_the_printed_tests():
@@ -225,7 +213,7 @@ def test_different_ranks_are_always_backed_by_the_printed_tests():
 
     rng = random.Random(3)
     for _ in range(12):
-        rows = [_clustered(f"m{i}", {s: rng.choice([0, 0, 0, 2, 5, 11, 22]) for s in range(18)})
+        rows = [clustered(f"m{i}", {s: rng.choice([0, 0, 0, 2, 5, 11, 22]) for s in range(18)})
                 for i in range(5)]
         board = build_view(rows).boards[0]
         tests = pair_tests([e.row for e in board.entries])
@@ -240,10 +228,10 @@ def test_different_ranks_are_always_backed_by_the_printed_tests():
 
 
 def test_the_issue_board_primacy_and_random_share_a_rank():
-    oracle = _clustered("tombench/oracle", {})
-    recency = _clustered("tombench/recency", dict.fromkeys(range(9), 4) | {9: 4})  # 40 misses in ten stories
-    primacy = _clustered("tombench/primacy", {s: 5 for s in range(17)})  # 85 misses spread over 17 stories
-    random_ = _clustered("tombench/random", {s: 5 for s in range(18)})  # 90 misses over all 18
+    oracle = clustered("tombench/oracle", {})
+    recency = clustered("tombench/recency", dict.fromkeys(range(9), 4) | {9: 4})  # 40 misses in ten stories
+    primacy = clustered("tombench/primacy", {s: 5 for s in range(17)})  # 85 misses spread over 17 stories
+    random_ = clustered("tombench/random", {s: 5 for s in range(18)})  # 90 misses over all 18
     board = build_view([random_, primacy, recency, oracle]).boards[0]
     assert [e.row.model for e in board.entries] == ["tombench/oracle", "tombench/recency", "tombench/primacy",
                                                      "tombench/random"]
@@ -286,11 +274,11 @@ def test_open_and_size_come_from_model_metadata_or_stay_blank():
 
 def test_terminal_board_fits_120_columns_one_line_a_row():
     """Issue #32.6: `leaderboard show` was 240 columns wide with rows 20 lines tall."""
-    rows = [_clustered("vllm/Qwen/Qwen2.5-72B-Instruct-AWQ-with-a-long-name", {0: 3}),
-            _clustered("openai/gpt-4o-mini-2024-07-18", {0: 5, 1: 4}, provider="openai"),
-            _clustered("tombench/recency", {s: 3 for s in range(10)}, provider="tombench",
+    rows = [clustered("vllm/Qwen/Qwen2.5-72B-Instruct-AWQ-with-a-long-name", {0: 3}),
+            clustered("openai/gpt-4o-mini-2024-07-18", {0: 5, 1: 4}, provider="openai"),
+            clustered("tombench/recency", {s: 3 for s in range(10)}, provider="tombench",
                        run_config=config(limit=400, task_args={"seed": 0})),
-            _clustered("tombench/primacy", {s: 6 for s in range(12)}, provider="tombench", settings_filled=0.5,
+            clustered("tombench/primacy", {s: 6 for s in range(12)}, provider="tombench", settings_filled=0.5,
                        settings_total=8)]
     console = Console(record=True, width=120)
     console.print(render(rows, "terminal", breakdowns=False))

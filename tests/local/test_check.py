@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tombench.local import ServerStartError, free_port, serve_process
-from tombench.local._check import check_completion
+from tombench.local import ServerStartError, check_completion, free_port, serve_process
 from tombench.local._model import EXTRA_INSTALL, PORTABLE_CMAKE_ARGS, PORTABLE_REINSTALL
 from tombench.local._server import crash_cause
 

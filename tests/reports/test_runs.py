@@ -14,8 +14,7 @@ from inspect_ai.log import read_eval_log, write_eval_log
 
 from tombench.cli import main
 from tombench.kit.intervals import wilson_interval
-from tombench.reports import load_records, per_action_set_table, repeat_notes
-from tombench.reports._suites import load_suite_results, suites_table
+from tombench.reports import load_records, load_suite_results, per_action_set_table, repeat_notes, suites_table
 from tombench.tasks.exploretom.random import exploretom_random
 from tombench.tasks.suites.tomi import tomi
 

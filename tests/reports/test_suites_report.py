@@ -11,7 +11,7 @@ from inspect_ai import eval as inspect_eval
 from tombench.cli import main
 from tombench.kit.intervals import wilson_interval
 from tombench.leaderboard._from_log import row_from_log
-from tombench.reports._suites import load_suite_results, suite_groups_tables, suites_table
+from tombench.reports import load_suite_results, suite_groups_tables, suites_table
 from tombench.tasks.suites.bigtom import bigtom
 from tombench.tasks.suites.hitom import hitom
 from tombench.tasks.suites.opentom import opentom

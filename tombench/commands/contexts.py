@@ -91,13 +91,8 @@ def contexts(
     no_cache: bool,
 ) -> None:
     """Generate story contexts with an LLM and a yes/no judge, or export the built-in bank (--bank)."""
-    from tombench.generators.exploretom.contexts import (
-        ContextError,
-        ContextSpec,
-        generate_contexts,
-        load_context_bank,
-        save_contexts,
-    )
+    from tombench.generators.exploretom.context_generation import ContextSpec, generate_contexts
+    from tombench.generators.exploretom.contexts import ContextError, load_context_bank, save_contexts
 
     if bank:
         if out is None:

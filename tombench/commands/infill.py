@@ -129,7 +129,8 @@ def infill(
     no_cache: bool,
 ) -> None:
     """Infill story structures (STORIES, JSONL) into natural text with a per-step LLM judge."""
-    from tombench.generators.exploretom.infill import InfillConfig, InfillError, infill_file, load_story_inputs
+    from tombench.generators.exploretom.infill import InfillConfig, infill_file
+    from tombench.generators.exploretom.story_inputs import InfillError, load_story_inputs
 
     if model is None:
         raise UserError("infilling needs a model: --model openai/gpt-4o, say (the judge defaults to it)")

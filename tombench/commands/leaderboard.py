@@ -48,7 +48,7 @@ def _console():
     """The terminal, or (output piped or redirected) 120 columns: the width the boards are laid out for."""
     from rich.console import Console
 
-    from tombench.leaderboard._render import TERMINAL_WIDTH
+    from tombench.leaderboard import TERMINAL_WIDTH
 
     console = Console()
     return console if console.is_terminal else Console(width=TERMINAL_WIDTH)
@@ -219,7 +219,7 @@ def show(source: str | None, repo: str | None, local_dir: str | None, fmt: str, 
     if fmt == "terminal":
         from rich.console import Console
 
-        from tombench.leaderboard._render import TERMINAL_WIDTH
+        from tombench.leaderboard import TERMINAL_WIDTH
 
         board = render(rows, "terminal", history=history, dimensions=dims, breakdowns=breakdowns or bool(dims))
         if not output:

@@ -21,8 +21,7 @@ def suites(logs: tuple[str, ...], md: bool, groups: bool) -> None:
     from rich.console import Console
 
     from tombench.commands._logs import progress, say
-    from tombench.reports import repeat_notes
-    from tombench.reports._suites import load_suite_results, suite_groups_tables, suites_table
+    from tombench.reports import load_suite_results, repeat_notes, suite_groups_tables, suites_table
 
     if not logs:
         raise UserError("give one or more Inspect logs or log directories")

@@ -22,9 +22,16 @@ from rich.table import Table
 
 from tombench.cli import UserError
 from tombench.commands._common import output_file
-from tombench.local import LocalModelError, LocalServer, ServerStartError, local_server
-from tombench.local._check import check_completion
-from tombench.local._server import DEFAULT_N_CTX, DEFAULT_READY_TIMEOUT, default_threads
+from tombench.local import (
+    DEFAULT_N_CTX,
+    DEFAULT_READY_TIMEOUT,
+    LocalModelError,
+    LocalServer,
+    ServerStartError,
+    check_completion,
+    default_threads,
+    local_server,
+)
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:

@@ -23,7 +23,8 @@ from collections.abc import Collection, Iterable
 import yaml
 
 from ._details import DETAILS_DIR, ITEMS_DIR, Detail, EvalItem, item_tasks, task_id
-from ._render import interval, latest_rows, render
+from ._ranking import interval, latest_rows
+from ._render import render
 from ._row import ResultRow, card_features, dataclass_features
 
 RESULTS_DIR = "data/results"

@@ -15,9 +15,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ._render import Board, Entry, build_view, interval
+from ._ranking import interval
 from ._row import ResultRow
 from ._site import hub_model_id
+from ._view import Board, Entry, board_legend, build_view
 
 #: The Gradio release the generated Space runs on (`sdk_version`) and that tests/leaderboard/test_space.py uses.
 GRADIO_VERSION = "6.31.0"
@@ -76,8 +77,6 @@ def task_label(b: Board) -> str:
 
 def _task_table(b: Board) -> Table:
     """A board as a tab: `build_view`'s cells (the same text `show` prints), the drawn interval after the CI."""
-    from ._render import board_legend
-
     headers, rows = [], []
     for col in b.columns:
         headers.append(col.title)

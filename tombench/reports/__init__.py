@@ -1,6 +1,7 @@
 """Paper-style reports from Inspect logs: Table 1, Table 6, accuracy vs people and moves, the transfer matrix."""
 
 from tombench.reports._load import Run, SampleRecord, load_records, load_runs, log_paths, repeat_notes
+from tombench.reports._suites import load_suite_results, suite_groups_tables, suites_table
 from tombench.reports._tables import (
     ReportTable,
     by_people_and_moves,
@@ -19,8 +20,11 @@ __all__ = [
     "interesting_table",
     "load_records",
     "load_runs",
+    "load_suite_results",
     "log_paths",
     "per_action_set_table",
     "repeat_notes",
+    "suite_groups_tables",
+    "suites_table",
     "transfer_matrix",
 ]

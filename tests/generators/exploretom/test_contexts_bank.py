@@ -9,9 +9,9 @@ import re
 import pytest
 
 from tombench.dsl.context import Context, ContextError
+from tombench.generators.exploretom.context_checks import context_problems
 from tombench.generators.exploretom.contexts import (
     context_by_id,
-    context_problems,
     load_context_bank,
     load_contexts,
     parse_contexts,

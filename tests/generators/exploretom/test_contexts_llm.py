@@ -13,20 +13,18 @@ from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, Mo
 
 from tombench.cli import main
 from tombench.dsl.context import Context
-from tombench.generators.exploretom.contexts import (
-    NAMES_PROMPT,
-    SETTINGS_PROMPT,
-    ContextSpec,
-    GenerationReport,
-    MalformedOutput,
-    context_problems,
+from tombench.generators.exploretom.context_checks import context_problems
+from tombench.generators.exploretom.context_generation import ContextSpec, generate_contexts
+from tombench.generators.exploretom.context_output import GenerationReport
+from tombench.generators.exploretom.context_prompts import NAMES_PROMPT, SETTINGS_PROMPT
+from tombench.generators.exploretom.context_replies import (
     extract_json,
-    generate_contexts,
-    load_contexts,
     parse_context_answer,
     parse_list,
     parse_state_change_candidates,
 )
+from tombench.generators.exploretom.contexts import load_contexts
+from tombench.kit.calls import MalformedOutput
 from tombench.kit.replies import read_yes_no
 
 SPEC = ContextSpec(people=3, containers=3, topics=3, state_candidates=4)
@@ -504,7 +502,7 @@ def test_rerun_after_an_exhausted_budget_asks_the_model_again(tmp_path: Path, mo
 
 
 def test_locations_are_a_seeded_permutation_of_the_whole_list() -> None:
-    from tombench.generators.exploretom.contexts import _location
+    from tombench.generators.exploretom.context_generation import _location
 
     settings = [f"place {i}" for i in range(30)]
     first = [_location(settings, 5, k) for k in range(30)]

@@ -23,7 +23,7 @@ from tombench.generators.exploretom.export import (
     write_jsonl,
 )
 from tombench.generators.exploretom.identity import story_digest
-from tombench.generators.exploretom.infill import final_checks
+from tombench.generators.exploretom.infill_checks import final_checks
 
 NAMES = [
     "Anne", "Beth", "Carl", "Dana", "Eve", "Finn", "Gina", "Hugo", "Ivy", "Jack", "Kate", "Liam",

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from tombench.dsl import DEFAULT_CONTEXT, Setting, Story, parse_structure
 from tombench.generators.exploretom.identity import story_digest
-from tombench.generators.exploretom.infill import load_story_inputs
 from tombench.generators.exploretom.search.astar import AStar
 from tombench.generators.exploretom.search.runner import RunConfig, read_jsonl, run_searches
+from tombench.generators.exploretom.story_inputs import load_story_inputs
 
 TEXT = "Anne entered the kitchen. Beth entered the kitchen. Anne moved the apple to the box, which is also located in the kitchen."
 

@@ -18,25 +18,13 @@ from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, Mo
 from tombench.cli import main
 from tombench.dsl import Context, Setting, StateChange, Story, parse_structure
 from tombench.dsl.sampler import random_story
-from tombench.generators.exploretom.contexts import MalformedOutput
 from tombench.generators.exploretom.identity import story_digest
-from tombench.generators.exploretom.infill import (
-    FANTOM_TEXT_TYPE,
-    LENGTHS,
-    TEXT_TYPES,
-    InfillConfig,
-    InfillError,
-    final_checks,
-    infill_file,
-    judge_checks,
-    load_story_inputs,
-    parse_candidates,
-    parse_goals,
-    parse_judge,
-    precheck,
-    sample_desiderata,
-    world_statements,
-)
+from tombench.generators.exploretom.infill import InfillConfig, infill_file
+from tombench.generators.exploretom.infill_checks import final_checks, judge_checks, precheck, world_statements
+from tombench.generators.exploretom.infill_prompts import FANTOM_TEXT_TYPE, LENGTHS, TEXT_TYPES, sample_desiderata
+from tombench.generators.exploretom.infill_replies import parse_candidates, parse_goals, parse_judge
+from tombench.generators.exploretom.story_inputs import InfillError, load_story_inputs
+from tombench.kit.calls import MalformedOutput
 
 MOVES = (
     "Anne entered the kitchen. Beth entered the kitchen. Anne moved the apple to the box, which is also located in "

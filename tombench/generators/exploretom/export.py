@@ -13,7 +13,7 @@ theory of mind. This module makes those records and controls all of it:
 Stories are joined across files by their content digest (`tombench.generators.exploretom.identity`), so any number of runs
 can be merged in any order. Answers come from the DSL (replayed from each line's `story`), never from the input
 files' question lists; an infilled text is labelled only with the questions its final judge confirmed (see
-`tombench.generators.exploretom.infill.final_checks`).
+`tombench.generators.exploretom.infill_checks.final_checks`).
 
 **The ToM share** (`tom_share`) is the share of *records* that come from stories requiring theory of mind (a story
 property: at least one interesting first- or second-order question; all of such a story's questions count, as in

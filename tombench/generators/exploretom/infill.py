@@ -30,14 +30,12 @@ from __future__ import annotations
 import asyncio
 import json
 import random
-import re
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from tombench.dsl import Question, Story, StoryError, derive_seed
-from tombench.generators.exploretom.identity import story_digest
+from tombench.dsl import Question, Story, derive_seed
 from tombench.generators.exploretom.infill_checks import (
     Check,
     failed_checks,
@@ -48,15 +46,15 @@ from tombench.generators.exploretom.infill_checks import (
     narration_checks,
     narration_judge_prompt,
     precheck,
-    scope_checks,
-    world_statements,
+)
+from tombench.generators.exploretom.infill_output import (
+    InfillReport,
+    read_infill_output,
+    story_acceptance,
+    story_progress,
 )
 from tombench.generators.exploretom.infill_prompts import (
-    FANTOM_LENGTHS,
-    FANTOM_TEXT_TYPE,
     INFILL_SYSTEM_PROMPT,
-    LENGTHS,
-    TEXT_TYPES,
     Desiderata,
     Style,
     goals_prompt,
@@ -67,120 +65,18 @@ from tombench.generators.exploretom.infill_prompts import (
     people_with_personas,
     sample_desiderata,
 )
-from tombench.generators.exploretom.story_inputs import (
-    InfillError,
-    StoryInput,
-    load_story_inputs,
-    story_type_and_setting,
-)
+from tombench.generators.exploretom.infill_replies import parse_candidates, parse_goals, parse_judge
+from tombench.generators.exploretom.story_inputs import StoryInput, load_story_inputs
 from tombench.kit.calls import Asker, MalformedOutput, make_asker
-from tombench.kit.replies import read_yes_no
 
 if TYPE_CHECKING:
     from inspect_ai.model import CachePolicy, Model
 
-__all__ = [
-    "INFILL_SYSTEM_PROMPT",
-    "LENGTHS",
-    "TEXT_TYPES",
-    "FANTOM_LENGTHS",
-    "FANTOM_TEXT_TYPE",
-    "Check",
-    "Desiderata",
-    "InfillConfig",
-    "InfillError",
-    "InfillReport",
-    "StoryInput",
-    "Style",
-    "goals_prompt",
-    "infill_file",
-    "infill_prompt",
-    "infill_story",
-    "judge_checks",
-    "judge_prompt",
-    "load_story_inputs",
-    "narration_prompt",
-    "parse_candidates",
-    "parse_goals",
-    "parse_judge",
-    "precheck",
-    "sample_desiderata",
-    "final_checks",
-    "final_judge_prompt",
-    "narration_checks",
-    "narration_judge_prompt",
-    "outsiders",
-    "people_with_personas",
-    "read_infill_output",
-    "scope_checks",
-    "story_acceptance",
-    "world_statements",
-]
+__all__ = ["InfillConfig", "infill_file", "infill_story"]
 
 Ask = Callable[[str], Awaitable[str]]
 
-_MARKER = re.compile(r"^[\s*#>_-]*(?:\d+[.)]\s*)?story\s+continuation\s*(?:\d+\s*)?[*_]*\s*:[*_]*\s*", re.I | re.M)
 
-
-# ---------------------------------------------------------------------------------------------------------- parsing
-def parse_candidates(text: str) -> list[str]:
-    """The continuations after each `STORY CONTINUATION:` label; prose before the first label is ignored.
-
-    Raises `MalformedOutput` when there is no label with text after it. Surrounding quotes of a whole candidate,
-    a literal `<fill>` and trailing "Note: ..." paragraphs are removed; duplicates are dropped.
-    """
-    marks = list(_MARKER.finditer(text))
-    out: list[str] = []
-    for i, m in enumerate(marks):
-        end = marks[i + 1].start() if i + 1 < len(marks) else len(text)
-        chunk = text[m.end() : end].replace("<fill>", "")
-        chunk = re.split(r"\n\s*(?:\(?\s*note\b|\*\*note)", chunk, maxsplit=1, flags=re.I)[0]
-        chunk = chunk.strip().strip("*").strip()
-        if len(chunk) >= 2 and chunk[0] == chunk[-1] == '"' and chunk.count('"') == 2:
-            chunk = chunk[1:-1].strip()
-        if chunk and chunk not in out:
-            out.append(chunk)
-    if not out:
-        raise MalformedOutput("no 'STORY CONTINUATION:' with text in the answer")
-    return out
-
-
-def parse_goals(text: str, people: Sequence[str]) -> dict[str, str]:
-    """`Name: goal` lines for the story's people (markdown, bullets and braces around names tolerated).
-
-    Lines about anyone else are dropped (Fig. 11 says "only the characters mentioned"). Raises `MalformedOutput`
-    when no line names a story person.
-    """
-    goals: dict[str, str] = {}
-    for line in text.splitlines():
-        m = re.match(r"^\s*(?:[-*•]|\d+[.)])?\s*[*_{\[]*\s*([A-Z][\w'\-]*)\s*[*_}\]]*\s*[:\-–]\s*(.+)$", line)
-        if m and m.group(1) in people and m.group(1) not in goals:
-            goal = m.group(2).strip().strip("*").strip()
-            if goal:
-                goals[m.group(1)] = goal
-    if not goals:
-        raise MalformedOutput("no 'Name: goal' line for a story character")
-    return goals
-
-
-def parse_judge(text: str, n: int) -> list[bool | None]:
-    """Verdicts for checks 1..n from `k: yes|no` lines; None for a check answered otherwise ("maybe") or not at all.
-
-    With a single check, a bare "Yes."/"No." answer counts too.
-    """
-    verdicts: list[bool | None] = [None] * n
-    for line in text.splitlines():
-        m = re.match(r"^\s*[*#(\[]*\s*(?:q(?:uestion)?\s*)?(\d+)\s*[*)\]]*\s*[:.)\-]\s*(.*)$", line, re.I)
-        if m:
-            k = int(m.group(1))
-            if 1 <= k <= n and verdicts[k - 1] is None:
-                verdicts[k - 1] = read_yes_no(m.group(2).strip().strip("*"))
-    if n == 1 and verdicts[0] is None:
-        verdicts[0] = read_yes_no(text)
-    return verdicts
-
-
-# ---------------------------------------------------------------------------------------------------------- infilling
 @dataclass(frozen=True)
 class InfillConfig:
     """How to infill; the defaults follow the paper (3 candidates in one call, narration and goals on)."""
@@ -223,96 +119,6 @@ class InfillConfig:
             raise ValueError(f"Invalid style {self.style!r}. Must be one of: ['short', 'fantom']")
         if any(o not in (0, 1, 2) for o in self.final_orders):
             raise ValueError(f"final_orders must be a subset of (0, 1, 2), got {self.final_orders}")
-
-
-@dataclass
-class InfillReport:
-    """Counts of one run, plus the acceptance of this input's stories over the whole output file.
-
-    `first_round_ok / first_round_of` is the paper's "infilled in a single attempt" (§3: 40%, 73% in another
-    version): stories whose first whole-story round passed every step and the final check, among the stories whose
-    first round is in the file. `final_ok / final_of` counts stories accepted in any round, up to `story_attempts`.
-    Both are read back from the file, so they cover earlier runs too and never depend on how often it was resumed.
-    """
-
-    stories: int = 0
-    rounds: int = 0
-    already_done: int = 0
-    exhausted: int = 0
-    no_story_lines: int = 0
-    duplicate_inputs: int = 0
-    ok: int = 0
-    failed: int = 0
-    steps: int = 0
-    steps_accepted: int = 0
-    steps_first_candidate: int = 0
-    generations: int = 0
-    candidates: int = 0
-    candidates_judged: int = 0
-    candidates_accepted: int = 0
-    precheck_rejections: int = 0
-    judge_rejections: int = 0
-    judge_unclear: int = 0
-    malformed_infills: int = 0
-    malformed_narrations: int = 0
-    narration_rejections: int = 0
-    malformed_goals: int = 0
-    final_checks: int = 0
-    final_passed: int = 0
-    final_contradicted: int = 0
-    final_unclear: int = 0
-    final_failures: int = 0
-    model_calls: int = 0
-    judge_calls: int = 0
-    first_round_ok: int = 0
-    first_round_of: int = 0
-    final_ok: int = 0
-    final_of: int = 0
-
-    @staticmethod
-    def _rate(num: int, den: int) -> float | None:
-        return None if den == 0 else num / den
-
-    @property
-    def first_attempt_acceptance(self) -> float | None:
-        """The paper's single-attempt acceptance (first whole-story round), over the output file."""
-        return self._rate(self.first_round_ok, self.first_round_of)
-
-    @property
-    def story_acceptance(self) -> float | None:
-        """Stories accepted in any round (up to `story_attempts`), over the output file."""
-        return self._rate(self.final_ok, self.final_of)
-
-    @property
-    def step_acceptance(self) -> float | None:
-        return self._rate(self.steps_accepted, self.steps)
-
-    @property
-    def candidate_acceptance(self) -> float | None:
-        """Accepted / judged candidates (judging stops at the first accepted one of a step)."""
-        return self._rate(self.candidates_accepted, self.candidates_judged)
-
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = asdict(self)
-        d.update(
-            first_attempt_acceptance=self.first_attempt_acceptance,
-            story_acceptance=self.story_acceptance,
-            step_acceptance=self.step_acceptance,
-            candidate_acceptance=self.candidate_acceptance,
-        )
-        return d
-
-    def summary(self) -> str:
-        """Counts only (the commands show rates with their intervals, `tombench.kit.format.percent`)."""
-        return (
-            f"{self.first_round_ok}/{self.first_round_of} stories infilled at the first attempt, "
-            f"{self.final_ok}/{self.final_of} after up to the allowed whole-story retries; this run: {self.rounds} "
-            f"rounds over {self.stories} stories, {self.steps_accepted}/{self.steps} steps, "
-            f"{self.candidates_accepted}/{self.candidates_judged} judged candidates accepted, "
-            f"{self.final_passed}/{self.final_checks} final label checks passed ({self.final_contradicted} "
-            f"contradicted, {self.final_unclear} unclear); {self.malformed_infills} malformed infills, "
-            f"{self.precheck_rejections} pre-check and {self.judge_rejections} judge rejections"
-        )
 
 
 def _join(parts: Sequence[str], style: Style) -> str:
@@ -555,61 +361,6 @@ async def _final_check(
     return out
 
 
-def read_infill_output(out: str | Path) -> list[dict[str, Any]]:
-    """The records of an infill output with their digests (computed for lines written before the field existed);
-    a line cut by an interrupted run is skipped (that story is simply done again)."""
-    path = Path(out)
-    if not path.exists():
-        return []
-    records = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            rec = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        if not isinstance(rec, dict) or not isinstance(rec.get("story"), dict):
-            continue
-        if not isinstance(rec.get("digest"), str):
-            try:
-                story = Story.from_dict(rec["story"])
-            except StoryError:
-                continue
-            rec["digest"] = story_digest(story, story_type_and_setting(rec)[0])
-        records.append(rec)
-    return records
-
-
-@dataclass
-class _Progress:
-    """What the output file says about one story: accepted or not, and how many whole-story rounds it used."""
-
-    ok: bool = False
-    rounds: int = 0
-    first_round: bool | None = None
-
-
-def _progress(records: Iterable[dict[str, Any]]) -> dict[str, _Progress]:
-    by: dict[str, _Progress] = {}
-    for rec in records:
-        p = by.setdefault(rec["digest"], _Progress())
-        r = rec.get("round") if isinstance(rec.get("round"), int) else 0
-        ok = rec.get("status") == "ok"
-        p.ok = p.ok or ok
-        p.rounds = max(p.rounds, r + 1)
-        if r == 0:
-            p.first_round = ok if p.first_round is None else p.first_round or ok
-    return by
-
-
-def story_acceptance(out: str | Path, digests: Iterable[str] | None = None) -> tuple[int, int, int, int]:
-    """(first-round ok, stories with a first round, ok in any round, stories with any round) in an infill output,
-    over `digests` (default: every story in it)."""
-    prog = _progress(read_infill_output(out))
-    keys = list(prog) if digests is None else [d for d in dict.fromkeys(digests) if d in prog]
-    firsts = [prog[d].first_round for d in keys if prog[d].first_round is not None]
-    return sum(bool(f) for f in firsts), len(firsts), sum(prog[d].ok for d in keys), len(keys)
-
-
 async def infill_file(
     model: Model | str | Ask,
     stories: str | Path,
@@ -633,7 +384,7 @@ async def infill_file(
 
     items, empty = load_story_inputs(stories)
     out = Path(out)
-    prog = _progress(read_infill_output(out))
+    prog = story_progress(read_infill_output(out))
     report = InfillReport(no_story_lines=empty)
     todo: list[tuple[StoryInput, int]] = []
     seen: set[str] = set()
