@@ -141,6 +141,20 @@ def _show(rows: dict[str, dict[str, Any]], diffs: set[str]) -> None:
     Console(width=200).print(table)
 
 
+def _what_differs(saved: dict[str, Any] | None, now: dict[str, Any] | None) -> str:
+    """What moved in one row: each metric with both values, the sample count, the per-sample scores (the saved
+    row keeps only their digest), or the whole row when one side has none."""
+    if saved is None or now is None:
+        return "only in this run" if saved is None else "not run now"
+    parts = [f"{k} {saved.get(k)} -> {now.get(k)}" for k in ("status", "samples", "error") if saved.get(k) != now.get(k)]
+    metrics, was = now.get("metrics", {}), saved.get("metrics", {})
+    parts += [f"{k} {was.get(k)} -> {metrics.get(k)}" for k in sorted(was.keys() | metrics.keys())
+              if was.get(k) != metrics.get(k)]
+    if saved.get("scores_sha256") != now.get("scores_sha256"):
+        parts.append("per-sample scores (digest)")
+    return "; ".join(parts)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", type=Path, help="save this run's rows as JSON")
@@ -157,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     if opts.check:
         print(f"{len(rows) - len(diffs & rows.keys())} of {len(rows)} rows identical to {opts.check}"
               + (f"; differ: {sorted(diffs)}" if diffs else ""))
+        for key in sorted(diffs):
+            print(f"  {key}: {_what_differs(saved.get(key), rows.get(key))}")
     return 1 if diffs else 0
 
 
