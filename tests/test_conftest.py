@@ -100,3 +100,29 @@ def test_a_test_of_its_own_timeout_does_not_mark_the_server_stuck(
     ), CONFTEST, "-p", "pytest_timeout")
     result.assert_outcomes(failed=1, passed=1)
     assert "not run: the real-model test" not in result.stdout.str()
+
+
+def test_listed_slow_tests_are_marked_and_the_fast_lane_leaves_them_out(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No test file says `slow`: the conftest marks the tests named in slow_tests.txt beside it."""
+    pytester.makefile(".txt", slow_tests="# measured\ntest_x.py::test_slow\n")
+    body = "def test_slow():\n    pass\ndef test_quick():\n    pass\n"
+    _run(pytester, monkeypatch, body).assert_outcomes(passed=2)  # plain `pytest` runs everything
+    fast = pytester.runpytest("-p", "no:cacheprovider", "-m", "not slow", "-v")
+    fast.assert_outcomes(passed=1, deselected=1)
+    fast.stdout.fnmatch_lines(["*test_x.py::test_quick PASSED*"])
+
+
+def test_every_listed_slow_test_exists() -> None:
+    """A renamed or removed test leaves no stale line in tests/slow_tests.txt (regenerate: tests/slow_tests.py)."""
+    from tests.slow_tests import listed
+
+    root = Path(__file__).resolve().parents[1]
+    stale = []
+    for node in sorted(listed()):
+        path, _, name = node.partition("::")
+        source = root / path
+        if not source.is_file() or f"def {name.split('[')[0]}(" not in source.read_text(encoding="utf-8"):
+            stale.append(node)
+    assert listed() and not stale
