@@ -45,7 +45,7 @@ SLOW_TESTS = Path(__file__).with_name("slow_tests.txt")
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     slow = listed(SLOW_TESTS)
     for item in items:
-        if item.nodeid in slow:
+        if item.nodeid in slow or item.nodeid.split("::")[0] in slow:
             item.add_marker(pytest.mark.slow)
         for marker, reason in _OPT_IN.items():
             if marker in item.keywords and not config.getoption(f"--run-{marker}"):

@@ -106,12 +106,21 @@ def test_listed_slow_tests_are_marked_and_the_fast_lane_leaves_them_out(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """No test file says `slow`: the conftest marks the tests named in slow_tests.txt beside it."""
-    pytester.makefile(".txt", slow_tests="# measured\ntest_x.py::test_slow\n")
+    pytester.makefile(".txt", slow_tests="# measured\ntest_x.py::test_slow\ntest_y.py\n")
+    pytester.makepyfile(test_y="def test_shares_a_slow_fixture():\n    pass\n")
     body = "def test_slow():\n    pass\ndef test_quick():\n    pass\n"
-    _run(pytester, monkeypatch, body).assert_outcomes(passed=2)  # plain `pytest` runs everything
+    _run(pytester, monkeypatch, body).assert_outcomes(passed=3)  # plain `pytest` runs everything
     fast = pytester.runpytest("-p", "no:cacheprovider", "-m", "not slow", "-v")
-    fast.assert_outcomes(passed=1, deselected=1)
+    fast.assert_outcomes(passed=1, deselected=2)
     fast.stdout.fnmatch_lines(["*test_x.py::test_quick PASSED*"])
+
+
+def test_a_slow_setup_lists_its_whole_file() -> None:
+    from tests.slow_tests import slow_entries
+
+    report = ["2.50s setup    tests/a.py::test_first", "0.10s call     tests/a.py::test_first",
+              "0.60s call     tests/b.py::test_x[1]", "0.30s setup    tests/b.py::test_x[1]", "0.05s call tests/c.py::t"]
+    assert slow_entries(report, 0.8) == {"tests/a.py", "tests/b.py::test_x[1]"}
 
 
 def test_every_listed_slow_test_exists() -> None:
@@ -123,6 +132,6 @@ def test_every_listed_slow_test_exists() -> None:
     for node in sorted(listed()):
         path, _, name = node.partition("::")
         source = root / path
-        if not source.is_file() or f"def {name.split('[')[0]}(" not in source.read_text(encoding="utf-8"):
+        if not source.is_file() or (name and f"def {name.split('[')[0]}(" not in source.read_text(encoding="utf-8")):
             stale.append(node)
     assert listed() and not stale
