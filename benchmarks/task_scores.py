@@ -25,6 +25,7 @@ import json
 import math
 import sys
 import tempfile
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +58,13 @@ def _tomsynth_items(folder: Path) -> Path:
     return path
 
 
+def _suite_cases() -> list[tuple[str, dict[str, Any], dict[str, str]]]:
+    """Every registered suite (`tombench.kit.suites`) on its test fixture in the authors' layout."""
+    from tombench.kit.suites import suites
+
+    return [(f"tombench/{s.task}", {"data": str(SUITES / s.fixture), **s.fixture_args}, {}) for s in suites()]
+
+
 def _cases(tmp: Path) -> list[tuple[str, dict[str, Any], dict[str, str]]]:
     """(task, task arguments, model roles) for every task, on offline data."""
     search = {"action_sets": "tomi,fantom-private", "asymmetric": "both", "people": 2, "moves": 2, "budget": 15}
@@ -69,13 +77,7 @@ def _cases(tmp: Path) -> list[tuple[str, dict[str, Any], dict[str, str]]]:
         ("tombench/exploretom_adversarial", {**search, "mode": "improved", "stories_per_setting": 2,
                                              "budget": 12, "budget_unit": "calls"}, {}),
         ("tombench/exploretom_transfer", {"stories": "{adversarial_log}"}, {}),
-        ("tombench/tomi", {"data": str(SUITES / "fb_all_test.txt")}, {}),
-        ("tombench/hitom", {"data": str(SUITES / "Hi-ToM_data.json")}, {}),
-        ("tombench/bigtom", {"data": str(SUITES / "bigtom.csv")}, {}),
-        ("tombench/opentom", {"data": str(SUITES / "opentom")}, {}),
-        ("tombench/fantom", {"data": str(SUITES / "fantom" / "fantom_v1.json")}, {}),
-        ("tombench/simpletom", {"data": str(SUITES / "simpletom")}, {}),
-        ("tombench/tom_bench", {"data": str(SUITES / "tombench"), "tries": 1}, {}),
+        *_suite_cases(),
         ("tombench/tomsynth", {"data": str(_tomsynth_items(tmp))}, {}),
         ("tombench/persuasion_fixed", {"dataset": str(PERSUASION)}, ROLES),
         ("tombench/persuasion_dynamic", {"dataset": str(PERSUASION)}, ROLES),
@@ -107,13 +109,16 @@ def _row(log: EvalLog) -> dict[str, Any]:
     }
 
 
-def run() -> dict[str, dict[str, Any]]:
+def run(only: Collection[str] | None = None) -> dict[str, dict[str, Any]]:
+    """The rows of every case, or of the cases of the tasks named in `only` ("tombench/hitom")."""
     import tombench._registry  # noqa: F401  (the tasks and the offline models)
 
     rows: dict[str, dict[str, Any]] = {}
     found: dict[str, str] = {}  # the first live-search log (recency's): the transfer task's stories
     with tempfile.TemporaryDirectory() as tmp:
         for task, args, roles in _cases(Path(tmp)):
+            if only is not None and task not in only:
+                continue
             real = {k: found.get(v, v) if isinstance(v, str) else v for k, v in args.items()}
             logs = inspect_eval(task, task_args=real, model=list(MODELS), model_roles=roles or None,
                                 log_dir=str(Path(tmp) / "logs"), display="none", max_tasks=1)
@@ -136,6 +141,20 @@ def _show(rows: dict[str, dict[str, Any]], diffs: set[str]) -> None:
     Console(width=200).print(table)
 
 
+def _what_differs(saved: dict[str, Any] | None, now: dict[str, Any] | None) -> str:
+    """What moved in one row: each metric with both values, the sample count, the per-sample scores (the saved
+    row keeps only their digest), or the whole row when one side has none."""
+    if saved is None or now is None:
+        return "only in this run" if saved is None else "not run now"
+    parts = [f"{k} {saved.get(k)} -> {now.get(k)}" for k in ("status", "samples", "error") if saved.get(k) != now.get(k)]
+    metrics, was = now.get("metrics", {}), saved.get("metrics", {})
+    parts += [f"{k} {was.get(k)} -> {metrics.get(k)}" for k in sorted(was.keys() | metrics.keys())
+              if was.get(k) != metrics.get(k)]
+    if saved.get("scores_sha256") != now.get("scores_sha256"):
+        parts.append("per-sample scores (digest)")
+    return "; ".join(parts)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", type=Path, help="save this run's rows as JSON")
@@ -152,6 +171,8 @@ def main(argv: list[str] | None = None) -> int:
     if opts.check:
         print(f"{len(rows) - len(diffs & rows.keys())} of {len(rows)} rows identical to {opts.check}"
               + (f"; differ: {sorted(diffs)}" if diffs else ""))
+        for key in sorted(diffs):
+            print(f"  {key}: {_what_differs(saved.get(key), rows.get(key))}")
     return 1 if diffs else 0
 
 

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import huggingface_hub.constants  # noqa: F401
 import pytest
+
+from tests.slow_tests import listed
 
 if TYPE_CHECKING:
     from tombench.local import LocalServer
@@ -34,8 +37,16 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 LOCAL_MODEL_TIMEOUT = 300
 
 
+#: the tests measured slow, marked `slow` here so that no test file says it: `pytest -m "not slow"` is the fast lane
+#: (written from measured durations by tests/slow_tests.py)
+SLOW_TESTS = Path(__file__).with_name("slow_tests.txt")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    slow = listed(SLOW_TESTS)
     for item in items:
+        if item.nodeid in slow or item.nodeid.split("::")[0] in slow:
+            item.add_marker(pytest.mark.slow)
         for marker, reason in _OPT_IN.items():
             if marker in item.keywords and not config.getoption(f"--run-{marker}"):
                 item.add_marker(pytest.mark.skip(reason=reason))

@@ -100,3 +100,38 @@ def test_a_test_of_its_own_timeout_does_not_mark_the_server_stuck(
     ), CONFTEST, "-p", "pytest_timeout")
     result.assert_outcomes(failed=1, passed=1)
     assert "not run: the real-model test" not in result.stdout.str()
+
+
+def test_listed_slow_tests_are_marked_and_the_fast_lane_leaves_them_out(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No test file says `slow`: the conftest marks the tests named in slow_tests.txt beside it."""
+    pytester.makefile(".txt", slow_tests="# measured\ntest_x.py::test_slow\ntest_y.py\n")
+    pytester.makepyfile(test_y="def test_shares_a_slow_fixture():\n    pass\n")
+    body = "def test_slow():\n    pass\ndef test_quick():\n    pass\n"
+    _run(pytester, monkeypatch, body).assert_outcomes(passed=3)  # plain `pytest` runs everything
+    fast = pytester.runpytest("-p", "no:cacheprovider", "-m", "not slow", "-v")
+    fast.assert_outcomes(passed=1, deselected=2)
+    fast.stdout.fnmatch_lines(["*test_x.py::test_quick PASSED*"])
+
+
+def test_a_slow_setup_lists_its_whole_file() -> None:
+    from tests.slow_tests import slow_entries
+
+    report = ["2.50s setup    tests/a.py::test_first", "0.10s call     tests/a.py::test_first",
+              "0.60s call     tests/b.py::test_x[1]", "0.30s setup    tests/b.py::test_x[1]", "0.05s call tests/c.py::t"]
+    assert slow_entries(report, 0.8) == {"tests/a.py", "tests/b.py::test_x[1]"}
+
+
+def test_every_listed_slow_test_exists() -> None:
+    """A renamed or removed test leaves no stale line in tests/slow_tests.txt (regenerate: tests/slow_tests.py)."""
+    from tests.slow_tests import listed
+
+    root = Path(__file__).resolve().parents[1]
+    stale = []
+    for node in sorted(listed()):
+        path, _, name = node.partition("::")
+        source = root / path
+        if not source.is_file() or (name and f"def {name.split('[')[0]}(" not in source.read_text(encoding="utf-8")):
+            stale.append(node)
+    assert listed() and not stale

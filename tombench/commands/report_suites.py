@@ -10,14 +10,17 @@ from __future__ import annotations
 import click
 
 from tombench.cli import UserError
+from tombench.kit.suites import suites as registered_suites
+
+_HELP = ("Headline of every established ToM suite per model "
+         f"({', '.join(s.name for s in registered_suites())}).")
 
 
-@click.command("suites")
+@click.command("suites", help=_HELP)
 @click.argument("logs", nargs=-1)
 @click.option("--md", is_flag=True, help="Print Markdown instead of terminal tables.")
 @click.option("--groups", is_flag=True, help="Also print each suite's own table (its headline groups).")
 def suites(logs: tuple[str, ...], md: bool, groups: bool) -> None:
-    """Headline of every established ToM suite per model (tomi, hitom, bigtom, opentom, fantom, simpletom, tombench)."""
     from rich.console import Console
 
     from tombench.commands._logs import progress, say
@@ -30,7 +33,8 @@ def suites(logs: tuple[str, ...], md: bool, groups: bool) -> None:
     except FileNotFoundError as e:
         raise UserError(str(e)) from None
     if not results:
-        raise UserError("no finished suite logs there (run e.g. inspect eval tombench/tomi or tombench/hitom first)")
+        first = [f"tombench/{s.task}" for s in registered_suites()[:2]]
+        raise UserError(f"no finished suite logs there (run e.g. inspect eval {' or '.join(first)} first)")
     for note in repeat_notes(r.run for r in results if r.run is not None):
         say(note)
     tables = [suites_table(results), *(suite_groups_tables(results) if groups else [])]

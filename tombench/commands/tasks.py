@@ -18,22 +18,43 @@ from tombench.cli import UserError
 __all__ = ["catalog", "data", "tasks"]
 
 
-def catalog() -> list[Any]:
-    """The `TaskData` of every registered task, in registry order (imports the task modules: a few seconds)."""
-    import inspect
+def _is_task(obj: object) -> bool:
+    """Whether an object of the entry point is an Inspect task (not the model provider, not a module)."""
+    from inspect_ai.util import registry_info
 
+    try:
+        return callable(obj) and registry_info(obj).type == "task"
+    except ValueError:
+        return False
+
+
+def catalog() -> list[Any]:
+    """The `TaskData` of every task the Inspect entry point registers, in its order (imports the task modules: a
+    few seconds)."""
     registry = importlib.import_module("tombench._registry")
     out = []
     for name, fn in vars(registry).items():
-        module = getattr(fn, "__module__", "") or ""
-        if not (inspect.isfunction(fn) and module.startswith("tombench.tasks.")):
+        if not _is_task(fn):
             continue
+        module = fn.__module__
         declared = getattr(importlib.import_module(module), "DATA", None)
         entry = declared.get(name) if isinstance(declared, dict) else declared
         if entry is None or entry.task != name:
             raise UserError(f"task {name} declares no DATA in {module} (tombench.kit.pinning.TaskData)")
         out.append(entry)
+    _check_suites({entry.task for entry in out})
     return out
+
+
+def _check_suites(tasks: set[str]) -> None:
+    """Every suite of the registry (`tombench.kit.suites`) must be a task of the entry point, or a list that reads
+    the registry would name a task that `inspect eval` cannot find."""
+    from tombench.kit.suites import suites
+
+    missing = [f"{s.name} (task {s.task})" for s in suites() if s.task not in tasks]
+    if missing:
+        raise UserError(f"suite(s) {', '.join(missing)} registered in tombench/kit/suites.py but not imported in "
+                        "tombench/_registry.py")
 
 
 def _cached(entry: Any) -> tuple[str, int]:

@@ -23,21 +23,12 @@ from typing import Any
 
 from tombench.kit.intervals import wilson_interval
 from tombench.kit.metrics import parse_breakdown
+from tombench.kit.suites import suite_label, suites
 from tombench.reports._load import OnSkip, Progress, Run, _no_progress, load_runs
 from tombench.reports._tables import ReportTable
 
-__all__ = ["SUITE_LABELS", "SuiteResult", "load_suite_results", "suite_groups_tables", "suites_table"]
+__all__ = ["SuiteResult", "load_suite_results", "suite_groups_tables", "suites_table"]
 
-#: Column labels, in the column order (ExploreToM Table 3's five, then ToM-Synth Table 1's others).
-SUITE_LABELS: dict[str, str] = {
-    "tomi": "ToMi",
-    "hitom": "Hi-ToM",
-    "bigtom": "BigToM",
-    "opentom": "OpenToM",
-    "fantom": "FANToM",
-    "simpletom": "SimpleToM",
-    "tombench": "ToMBench",
-}
 _METRIC_LABELS = {"accuracy": "acc", "macro_f1": "macro-F1", "all_star": "All*", "all": "All", "avg": "AVG"}
 
 
@@ -141,8 +132,8 @@ def load_suite_results(paths: Iterable[str | Path], *, on_skip: OnSkip = lambda 
     Reads only the headers. Unreadable files and unfinished runs are told to `on_skip` (one line each)."""
     results = [r for run, log in load_runs(paths, on_skip=on_skip, progress=progress, keep=_is_suite)
                if (r := _result(run, log)) is not None]
-    order = list(SUITE_LABELS)
-    return sorted(results, key=lambda r: (r.model, order.index(r.suite) if r.suite in order else 99, r.row))
+    order = _suites(results)
+    return sorted(results, key=lambda r: (r.model, order.index(r.suite), r.row))
 
 
 def _fmt(value: float, lo: float, hi: float, headline: str) -> str:
@@ -160,20 +151,22 @@ def _cell(r: SuiteResult) -> str:
 
 
 def _suites(results: list[SuiteResult]) -> list[str]:
-    """The suites present, the known ones in the papers' column order, then any other alphabetically."""
-    suites = [s for s in SUITE_LABELS if any(r.suite == s for r in results)]
-    return suites + sorted({r.suite for r in results} - set(suites))
+    """The suites present: the registered ones in the registry's order (the papers' columns), then any other
+    alphabetically (a log of a suite this version does not know still gets its column, titled by its name)."""
+    present = {r.suite for r in results}
+    known = [s.name for s in suites() if s.name in present]
+    return known + sorted(present - set(known))
 
 
 def _column_title(suite: str, headline: str) -> str:
-    return f"{SUITE_LABELS.get(suite, suite)} ({_METRIC_LABELS.get(headline, headline)})"
+    return f"{suite_label(suite)} ({_METRIC_LABELS.get(headline, headline)})"
 
 
-def _chance_row(results: list[SuiteResult], suites: list[str]) -> list[str] | None:
+def _chance_row(results: list[SuiteResult], names: list[str]) -> list[str] | None:
     """Each suite's chance level of its headline, where its results agree on one (`_headline_chance`: a chance
     macro-F1 or All* is not a level the task records); None when no suite has one."""
     row = ["chance"]
-    for s in suites:
+    for s in names:
         levels = {r.chance for r in results if r.suite == s and r.chance is not None}
         row.append(f"{100 * levels.pop():.1f}" if len(levels) == 1 else "–")
     return row if any(c != "–" for c in row[1:]) else None
@@ -181,15 +174,15 @@ def _chance_row(results: list[SuiteResult], suites: list[str]) -> list[str] | No
 
 def suites_table(results: list[SuiteResult]) -> ReportTable:
     """Models x suites: each cell the suite's headline with its 95% interval (percent, macro-F1 as a fraction)."""
-    suites = _suites(results)
-    headline = {s: next(r.headline for r in results if r.suite == s) for s in suites}
-    columns = ["model"] + [_column_title(s, headline[s]) for s in suites]
+    names = _suites(results)
+    headline = {s: next(r.headline for r in results if r.suite == s) for s in names}
+    columns = ["model"] + [_column_title(s, headline[s]) for s in names]
     by = {(r.row, r.suite): r for r in results}
     rows = []
     for label in sorted({r.row for r in results}):
-        cells = [by.get((label, s)) for s in suites]
+        cells = [by.get((label, s)) for s in names]
         rows.append([label] + ["–" if r is None else _cell(r) for r in cells])
-    if (chance := _chance_row(results, suites)) is not None:
+    if (chance := _chance_row(results, names)) is not None:
         rows.append(chance)
     return ReportTable("Established ToM suites: headline per suite, 95% intervals (ExploreToM Table 3 shape)",
                        columns, rows, _legend(results))
@@ -211,14 +204,14 @@ def _groups_table(suite: str, results: list[SuiteResult]) -> ReportTable:
     for r in results:
         cells = {(g.dimension, g.group): g for g in r.groups}
         rows.append([r.row] + [_group_text(cells.get(key)) for key in keys])
-    return ReportTable(f"{SUITE_LABELS[suite]}: accuracy per group (95% Wilson intervals)",
+    return ReportTable(f"{suite_label(suite)}: accuracy per group (95% Wilson intervals)",
                        ["model"] + [f"{d}={g}" for d, g in keys], rows)
 
 
 def suite_groups_tables(results: list[SuiteResult]) -> list[ReportTable]:
     """For each suite, its own table: accuracy per group of its headline dimensions, one row per model."""
     tables = []
-    for suite in [s for s in SUITE_LABELS if any(r.suite == s for r in results)]:
+    for suite in _suites(results):
         rs = [r for r in results if r.suite == suite and r.groups]
         if rs:
             tables.append(_groups_table(suite, rs))

@@ -25,6 +25,7 @@ from inspect_ai.model import ChatMessage, ChatMessageUser, GenerateConfig, Model
 from inspect_ai.scorer import value_to_float
 
 from tests.scorers.test_story_questions import mock_output
+from tombench.kit.suites import suites
 from tombench.models._baselines import _format_letter, _options, offered_answers
 from tombench.tasks.suites.bigtom import bigtom
 from tombench.tasks.suites.fantom import fantom
@@ -88,6 +89,11 @@ def _k(metadata: dict) -> int | None:
     if metadata.get("options"):
         return len(metadata["options"])
     return int(metadata["k"]) if metadata.get("k") else None
+
+
+def test_every_registered_multiple_choice_suite_is_checked() -> None:
+    """A suite added to the registry (tombench.kit.suites) is checked here too; ToMi's answers are free text."""
+    assert set(SUITES) == {s.name for s in suites()} - {"tomi"}
 
 
 @pytest.mark.parametrize("suite", sorted(SUITES))

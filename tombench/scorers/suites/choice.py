@@ -24,7 +24,6 @@ for a proportion the report computes the Wilson interval from the value and n; a
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Literal
 
 from inspect_ai.scorer import (
     CORRECT,
@@ -45,17 +44,32 @@ from tombench.kit.replies import read_option
 __all__ = ["PROTOCOLS", "choice_answer", "match_choice", "suite_metrics"]
 
 
-Protocol = Literal["letter", "bigtom"]
-PROTOCOLS: tuple[str, ...] = ("letter", "bigtom")
+#: a protocol's reading: (response, labels as shown, option texts) -> the label it picks, or None
+Matcher = Callable[[str, str, Sequence[str]], str | None]
+
+#: the protocols by name, each registered once by `_protocol` beside its reading
+_PROTOCOLS: dict[str, Matcher] = {}
+
+
+def _protocol(name: str) -> Callable[[Matcher], Matcher]:
+    """Register a reading under its protocol name (the `protocol` option of `choice_answer` and `match_choice`)."""
+
+    def register(matcher: Matcher) -> Matcher:
+        _PROTOCOLS[name] = matcher
+        return matcher
+
+    return register
 
 
 # ------------------------------------------------------------------------------------------------------ matching
+@_protocol("letter")
 def _letter_protocol(response: str, letters: str, options: Sequence[str]) -> str | None:
     """The careful grader's reading (`tombench.kit.replies.read_option`): a stated answer, a leading label, a
     concluding label, one bracketed label, else the one option the first sentence states; hedges read nothing."""
     return read_option(response, letters, options)
 
 
+@_protocol("bigtom")
 def _bigtom_protocol(response: str, letters: str, options: Sequence[str]) -> str | None:
     """BigToM (Gandhi et al. 2023, evaluate_conditions.py): the lower-cased response contains "a)" or "b)".
 
@@ -69,13 +83,11 @@ def _bigtom_protocol(response: str, letters: str, options: Sequence[str]) -> str
     return read_option(response, letters, options, closing_keys=True)
 
 
-_PROTOCOLS: dict[str, Callable[[str, str, Sequence[str]], str | None]] = {
-    "letter": _letter_protocol,
-    "bigtom": _bigtom_protocol,
-}
+#: every protocol's name, in registration order
+PROTOCOLS: tuple[str, ...] = tuple(_PROTOCOLS)
 
 
-def match_choice(response: str, letters: str, options: Sequence[str], protocol: Protocol = "letter") -> str | None:
+def match_choice(response: str, letters: str, options: Sequence[str], protocol: str = "letter") -> str | None:
     """The label (one of `letters`) a response picks among `options`, or None if it picks none or several."""
     if protocol not in _PROTOCOLS:
         raise ValueError(f"Invalid protocol {protocol!r}. Must be one of: {list(PROTOCOLS)}")
@@ -93,12 +105,12 @@ def suite_metrics(dimensions: Sequence[str]) -> list[Metric]:
 
 # ------------------------------------------------------------------------------------------------------ scorer
 @scorer(metrics=[accuracy(), stderr(), accuracy_interval()])
-def choice_answer(protocol: Protocol = "letter") -> Scorer:
+def choice_answer(protocol: str = "letter") -> Scorer:
     """Lettered multiple choice: the target is the correct label; metadata `letters` and `options` give the rest.
 
     Pass the suite's grouped metrics with `Task(metrics=suite_metrics(...))`.
     """
-    if protocol not in PROTOCOLS:
+    if protocol not in _PROTOCOLS:
         from tombench.kit.errors import OptionError
 
         raise OptionError(f"Invalid protocol value: {protocol!r}. Must be one of: {list(PROTOCOLS)}")

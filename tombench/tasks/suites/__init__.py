@@ -31,24 +31,25 @@ Conventions (one module per suite, `tombench/tasks/suites/<suite>.py`):
    A headline that is not a plain accuracy (OpenToM macro-F1, FANToM All*) is a metric of its own named in the
    task metadata, logged with `{headline}_ci_low` / `{headline}_ci_high` (bootstrap or Wilson over the counted
    units). Every scorer still reports `accuracy` (the leaderboard needs it).
-6. **Task metadata** (`_task.suite_metadata`): `suite`, `benchmark`, `headline` (metric name), `headline_groups`
-   (breakdown dimensions of the suite's own table), `chance` (mean 1/k over all items built, before `--limit` /
+6. **Task metadata** (`_task.suite_metadata`): `suite`, `benchmark`, `headline` (metric name) and `headline_groups`
+   (breakdown dimensions of the suite's own table), both from the suite's record (8.), `chance` (mean 1/k over all items built, before `--limit` /
    `--sample-id`; None for free-form: the report reads the logged `chance` metric first), `dataset_id`,
    `dataset_revision`, `dataset_sha256`, `dataset_pinned`, `dataset_records` (items in the file), plus anything
    suite-specific. `tombench report suites` and `tombench leaderboard push` read these keys.
 7. **Offline baselines.** Each suite has a fixture in the real layout under `tests/tasks/suites/fixtures/`; its test
    runs the task on it with the baselines, and the chance test checks that `tombench/random` lands on `chance`
    exactly in expectation (it sees k options and exactly one of its k possible answers scores).
-8. **Registry.** Add the task to `tombench/_registry.py` (the task module imports only light modules at import
-   time: heavy libraries inside the task function).
+8. **Registry.** Add the suite's record (`SuiteInfo`: name, task name, label, headline, groups, test fixture) to
+   `tombench/kit/suites.py`, which every list of suites reads (`tombench report suites`, `tombench tasks`, the
+   benchmarks, the tests), and the task to `tombench/_registry.py` (the task module imports only light modules at
+   import time: heavy libraries inside the task function).
 """
 
 from tombench.kit.pinning import HubFile, UrlFile, fetch
 from tombench.tasks.suites._mc import chance, digest, format_options, letters_for, shuffled
-from tombench.tasks.suites._task import SUITES, as_list, one_of, suite_metadata
+from tombench.tasks.suites._task import as_list, one_of, suite_metadata
 
 __all__ = [
-    "SUITES",
     "HubFile",
     "UrlFile",
     "as_list",

@@ -6,18 +6,14 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from tombench.kit.errors import OptionError
+from tombench.kit.suites import suite_info
 
-__all__ = ["SUITES", "suite_metadata", "one_of", "as_list"]
-
-#: Suite names, in the column order of `tombench report suites` (ExploreToM Table 3, then ToM-Synth Table 1).
-SUITES: tuple[str, ...] = ("tomi", "hitom", "bigtom", "opentom", "fantom", "simpletom", "tombench")
+__all__ = ["suite_metadata", "one_of", "as_list"]
 
 
 def suite_metadata(
     suite: str,
     *,
-    headline: str,
-    groups: Sequence[str],
     provenance: Mapping[str, Any],
     records: int,
     chance: float | None,
@@ -25,18 +21,18 @@ def suite_metadata(
 ) -> dict[str, Any]:
     """The task metadata of a suite task (`Task(metadata=...)`), with the keys the report and leaderboard read.
 
-    `headline` names a metric of the log ("accuracy", "macro_f1", ...); `groups` the breakdown dimensions that form
-    the suite's own table; `chance` the expected accuracy of a uniform guess (mean of 1/k over the items run; None
+    `suite` is the suite's name in the registry (`tombench.kit.suites`), whose record gives the `headline` (a metric
+    of the log: "accuracy", "macro_f1", ...) and the `headline_groups` (the breakdown dimensions that form the
+    suite's own table); `chance` the expected accuracy of a uniform guess (mean of 1/k over the items run; None
     for free-form answers); `provenance` comes from `tombench.kit.pinning.fetch`; `records` is the number of items read from the
     file (before any filter), `extra` anything suite-specific (protocol, prompting, filters).
     """
-    if suite not in SUITES:
-        raise ValueError(f"unknown suite {suite!r}; add it to SUITES")
+    info = suite_info(suite)
     return {
         "benchmark": suite,
         "suite": suite,
-        "headline": headline,
-        "headline_groups": list(groups),
+        "headline": info.headline,
+        "headline_groups": list(info.groups),
         "chance": chance,
         **dict(provenance),
         "dataset_records": records,

@@ -196,7 +196,7 @@ def bigtom(
         config=GenerateConfig(temperature=0.0, max_tokens=100),
         version=TASK_VERSION,
         metadata=suite_metadata(
-            "bigtom", headline="accuracy", groups=("cell",), provenance=provenance, records=len(templates),
+            "bigtom", provenance=provenance, records=len(templates),
             chance=0.5, protocol="bigtom", items=len(items),
         ),
     )

@@ -242,8 +242,6 @@ def fantom(
         version=TASK_VERSION,
         metadata=suite_metadata(
             "fantom",
-            headline="all_star",
-            groups=["kind"],
             provenance=provenance,
             records=len(sets),
             chance=None,

@@ -184,7 +184,7 @@ def hitom(
         config=GenerateConfig(temperature=0.0),
         version=TASK_VERSION,
         metadata=suite_metadata(
-            "hitom", headline="accuracy", groups=("order", "tell"), provenance=provenance, records=len(records),
+            "hitom", provenance=provenance, records=len(records),
             chance=mean_chance, prompting=prompting, protocol="letter",
         ),
     )

@@ -277,8 +277,6 @@ def opentom(
         version=TASK_VERSION,
         metadata=suite_metadata(
             "opentom",
-            headline="macro_f1",
-            groups=["genre"],
             provenance=provenance,
             records=records,
             chance=None,

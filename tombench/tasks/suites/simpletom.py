@@ -153,8 +153,6 @@ def simpletom(data: str | None = None, question_set: str | list[str] | None = No
         version=TASK_VERSION,
         metadata=suite_metadata(
             "simpletom",
-            headline="accuracy",
-            groups=["kind"],
             provenance=provenance,
             records=len(records),
             chance=sum(s.metadata["chance"] for s in samples) / len(samples) if samples else None,

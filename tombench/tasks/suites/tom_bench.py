@@ -288,8 +288,6 @@ def tom_bench(
         version=TASK_VERSION,
         metadata=suite_metadata(
             "tombench",
-            headline="avg",
-            groups=["task_language", "category_language"],
             headline_parts=[f"avg_{lang}" for lang in langs],
             provenance=provenance,
             records=n_records,

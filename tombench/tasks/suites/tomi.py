@@ -300,7 +300,7 @@ def tomi(
         version=TASK_VERSION,
         headline_metric=HEADLINE,
         metadata=suite_metadata(
-            "tomi", headline="accuracy", groups=("question_type", "story_type"), provenance=provenance,
+            "tomi", provenance=provenance,
             records=len(records), chance=None, check=mode, split=split, relabel=relabel,
             labels_disputed=sum(1 for s in samples if s.metadata["label_disputed"]),
         ),

@@ -12,6 +12,7 @@ from click.testing import CliRunner
 from inspect_ai import eval
 
 import tombench._registry  # noqa: F401  (registers the tombench/<name> models)
+from tests.records import assert_same_records
 from tombench.cli import main
 from tombench.generators.exploretom.contexts import load_context_bank
 from tombench.generators.exploretom.search.astar import AStar
@@ -30,18 +31,21 @@ async def _recency(prompts):
     return [answer("recency", p.user) for p in prompts]
 
 
-def _by_setting(path) -> dict[str, list[str]]:
+def _by_setting(path) -> dict[str, list[dict]]:
     """A file's lines per setting, in order: what a run must reproduce (lines of different settings interleave as
     the settings finish, in one process as in several)."""
-    out: dict[str, list[str]] = {}
+    out: dict[str, list[dict]] = {}
     for rec in read_jsonl(path):
-        out.setdefault(rec["setting_id"], []).append(json.dumps(rec, sort_keys=True))
+        out.setdefault(rec["setting_id"], []).append(rec)
     return out
 
 
 def _same_output(a, b) -> None:
     for name in ("stories.jsonl", "attempts.jsonl"):
-        assert _by_setting(a / name) == _by_setting(b / name), name
+        got, want = _by_setting(a / name), _by_setting(b / name)
+        assert sorted(got) == sorted(want), name
+        for setting, records in want.items():
+            assert_same_records(got[setting], records, name=lambda i, r, n=name: f"{n}, {r.get('id', r['setting_id'])}")
     assert read_jsonl(a / "stories.jsonl")  # not two empty runs
 
 
