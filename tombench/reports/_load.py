@@ -47,7 +47,7 @@ OnSkip = Callable[[str], None]
 Progress = Callable[[Sequence[Path], str], Iterable[Path]]
 
 
-def _no_progress(files: Sequence[Path], what: str) -> Iterable[Path]:
+def no_progress(files: Sequence[Path], what: str) -> Iterable[Path]:
     return files
 
 
@@ -210,7 +210,7 @@ def _header(path: Path, on_skip: OnSkip, keep: Callable[[Any], bool]) -> _Header
 
 
 def load_runs(paths: Iterable[str | Path], *, on_skip: OnSkip = lambda line: None,
-              progress: Progress = _no_progress,
+              progress: Progress = no_progress,
               keep: Callable[[Any], bool] = lambda log: True) -> list[tuple[Run, Any]]:
     """The finished, readable logs among `paths` (files or folders) that `keep` accepts: each as its run and its
     header (an `EvalLog` without samples), in run order (the shard logs of one run: one pair each, one `Run`).
@@ -264,7 +264,7 @@ def _record(summary: Any, run: Run) -> SampleRecord | None:
 
 
 def load_records(paths: Iterable[str | Path], *, on_skip: OnSkip = lambda line: None,
-                 progress: Progress = _no_progress) -> list[SampleRecord]:
+                 progress: Progress = no_progress) -> list[SampleRecord]:
     """Every finished log's scored questions as records, each carrying its run. Unreadable files and unfinished
     runs are skipped with one line each through `on_skip`; samples without a numeric score are left out."""
     by_log = {h.path: run for run, h in _load_headers(paths, on_skip, progress, lambda log: True)}

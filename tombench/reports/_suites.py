@@ -24,7 +24,7 @@ from typing import Any
 from tombench.kit.intervals import wilson_interval
 from tombench.kit.metrics import parse_breakdown
 from tombench.kit.suites import suite_label, suites
-from tombench.reports._load import OnSkip, Progress, Run, _no_progress, load_runs
+from tombench.reports._load import OnSkip, Progress, Run, load_runs, no_progress
 from tombench.reports._tables import ReportTable
 
 __all__ = ["SuiteResult", "load_suite_results", "suite_groups_tables", "suites_table"]
@@ -126,7 +126,7 @@ def _headline_chance(meta: dict, metrics: dict[str, float], headline: str) -> fl
 
 
 def load_suite_results(paths: Iterable[str | Path], *, on_skip: OnSkip = lambda line: None,
-                       progress: Progress = _no_progress) -> list[SuiteResult]:
+                       progress: Progress = no_progress) -> list[SuiteResult]:
     """Every finished suite log among `paths` (files or folders), one result per run, by model and suite order.
 
     Reads only the headers. Unreadable files and unfinished runs are told to `on_skip` (one line each)."""
