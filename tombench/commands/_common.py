@@ -76,7 +76,7 @@ def user_errors(
         ) from None
 
 
-# --- numeric options at the boundary (issue #19): the ranges live in tombench.kit.options -------------------------------
+# --- numeric options at the boundary: the ranges live in tombench.kit.options -------------------------------
 
 
 def checked_ints(value: str, name: str, lo: int | None = 1, hi: int | None = None) -> list[int]:
@@ -103,7 +103,7 @@ def checked_int(value: Any, name: str, lo: int | None = None, hi: int | None = N
         raise UserError(f"--{name.replace('_', '-')} must be {valid_range(lo, hi)}; got {value!r}") from None
 
 
-# --- outputs (issue #40 point 5): an output that cannot be written is one line before any work starts ---------------
+# --- outputs: an output that cannot be written is one line before any work starts ---------------
 
 
 def _checked_output(param: Any, value: Any, check: Any) -> Any:

@@ -1,5 +1,5 @@
 """Reading Inspect eval logs: the one place that finds logs in folders, reads them, and says in one line why a file
-is not a readable log (issue #32 point 3).
+is not a readable log.
 
 A log folder is a working folder: it holds a truncated `.eval` from a run that was killed while writing, a
 `notes.json`, a half-copied file. Every reader (`tombench report`, `report suites`, `leaderboard push`) reads
@@ -11,7 +11,7 @@ task arguments, model and its arguments and roles, decoding, data, epochs, limit
 equal settings are repeats of one configuration; two logs that differ in any of them are different experiments.
 Readers keep both apart and never pool them silently.
 
-**Shards** (issue #28 point 4). A task run as `-T shard=K/N` on N machines writes N logs that are *parts of one
+**Shards**. A task run as `-T shard=K/N` on N machines writes N logs that are *parts of one
 run*, not N runs nor repeats: `shard_of` reads the part, and `run_settings` leaves the part out (task argument
 `shard` and the items each shard happens to hold; it keeps the shard count), so the N logs share one key.
 `shard_groups` sorts logs of one key into complete runs and says in one line what is missing or doubled;
@@ -148,7 +148,7 @@ def shard_of(log: Any) -> tuple[int, int] | None:
 
 
 #: task arguments that say where the work runs, never what it computes (`workers`: processes for the live search's
-#: CPU, the same samples and scores for any value; issue #28 point 3): left out wherever logs are compared
+#: CPU, the same samples and scores for any value): left out wherever logs are compared
 RUNTIME_ARGS = frozenset({"workers"})
 
 

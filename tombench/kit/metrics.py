@@ -128,7 +128,7 @@ def parse_breakdown(metrics: Mapping[str, float]) -> list[BreakdownEntry]:
     """Read back the entries of a `breakdown` metric from a flat {key: value} mapping (metric names as logged).
 
     Accepts both bare keys (`action_set=tomi`) and Inspect's prefixed names (`breakdown_action_set=tomi`). A
-    group's stderr is the logged one (logs before issue #32 point 6 have it for every group), else recomputed.
+    group's stderr is the logged one (older logs have it for every group), else recomputed.
     """
     acc: dict[tuple[str, str], dict[str, float]] = {}
     for raw, val in metrics.items():

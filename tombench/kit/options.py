@@ -1,7 +1,7 @@
 """Numeric and true/false options checked at the boundary: one line naming the option, its valid range and the value given.
 
 Every task (`-T name=value`) and command (`--name value`) reads its numbers through these helpers, so a bad value
-never reaches the code that would misuse it (issue #19: `people=-1` sliced a list from the end and labelled 3-person
+never reaches the code that would misuse it (`people=-1` sliced a list from the end and labelled 3-person
 stories "p-1"; `people=0` ended in a 289-line traceback). Task errors are `OptionError` (Inspect prints them as one
 line); commands turn them into `UserError` (tombench.commands._common.checked) or use click's `IntRange`.
 

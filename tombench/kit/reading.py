@@ -2,7 +2,7 @@
 
 A corrupt line, a binary file, a record without a key the task needs, an empty or missing file: each is one
 `OptionError` naming the file, the line (or record) and what was expected, instead of a `JSONDecodeError`,
-`UnicodeDecodeError` or `KeyError` traceback from deep inside a task (issue #32 point 2). Loaders describe the data
+`UnicodeDecodeError` or `KeyError` traceback from deep inside a task. Loaders describe the data
 (`what="ToM-Synth data"`) and the keys a record must have; the reader does the rest.
 
     from tombench.kit.reading import read_jsonl, read_records

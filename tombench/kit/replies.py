@@ -108,7 +108,7 @@ def read_bool(value: Any) -> bool | None:
 
 
 # ------------------------------------------------------------------------------------------------------ options
-# Which lettered option a reply picks, read as a careful grader reads it (issue #31 point 3). Every multiple-choice
+# Which lettered option a reply picks, read as a careful grader reads it. Every multiple-choice
 # suite and ToM-Synth read through `read_option`, so "The answer is B." means B in every column of a report.
 _CLEAN = (
     (re.compile(r"\\boxed\s*\{\s*([^{}]*?)\s*\}"), r"\1"),  # $\boxed{F}$

@@ -33,7 +33,7 @@ SIGN_FLIP_DRAWS = 20_000
 NORMAL_STORIES = 100
 BOOTSTRAP_SEED = 20240518
 #: The interval method of rows whose questions share stories (Wilson on n / deff, shrunk deff, Student t on
-#: stories - 1 df; issue #30). Rows before it say "wilson-story-deff" (deff 1 at the edges, z).
+#: stories - 1 df). Rows before it say "wilson-story-deff" (deff 1 at the edges, z).
 CLUSTERED_METHOD = "wilson-story-deff-t"
 
 

@@ -165,7 +165,7 @@ def add_logs(store: LocalStore, paths: Iterable[Path], overrides: RowOverrides |
     user named, never skipped quietly. With `with_logs` each row also names its log's place in the repo.
 
     The shard logs of a sharded run (`-T shard=K/N`) become one row (`row_from_shards`); a configuration whose
-    shards are missing or doubled is refused in one line (issue #28 point 4), since its row would miss or double
+    shards are missing or doubled is refused in one line, since its row would miss or double
     count questions. A sharded row names no log file (it has N)."""
     named = set(explicit)
     report = AddReport()

@@ -1,4 +1,4 @@
-"""The leaderboard as a Hub Space: a Gradio app that reads the results dataset when it starts (issue #30 point 6).
+"""The leaderboard as a Hub Space: a Gradio app that reads the results dataset when it starts.
 
 `tombench leaderboard space --repo ORG/RESULTS` writes a Space folder (README.md with the Space header, a pinned
 requirements.txt, and a three-line app.py) whose app imports this module, so the Space ranks with the same code as

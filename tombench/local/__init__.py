@@ -1,4 +1,4 @@
-"""A real language model served locally over an OpenAI-compatible API, with no key, GPU or internet (issue #9).
+"""A real language model served locally over an OpenAI-compatible API, with no key, GPU or internet.
 
     from tombench.local import local_server
 

@@ -1,7 +1,7 @@
 """One real chat completion against a running local server: the check that the build runs on this CPU.
 
 A llama.cpp build can start, load the model and answer `/v1/models`, and still die on its first matrix product: a
-build with code paths the machine does not really run (issue #32: AMX tile instructions on a virtual machine whose
+build with code paths the machine does not really run (AMX tile instructions on a virtual machine whose
 CPU advertises AMX but does not enable it) faults inside the first completion. So "ready" is not "works"; this asks
 for one short greedy completion and reports what came back, or why nothing did.
 """

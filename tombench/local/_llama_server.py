@@ -7,7 +7,7 @@ state is reset. Why: `Llama.generate` keeps the previous request's tokens in the
 of a new prompt after the longest common prefix (the server log says "N prefix-match hit"). The logits of the new
 prompt then come from a different split of the prompt into batches than when it is asked cold, and on some CPU
 kernels that changes the floating-point result, so greedy decoding of the same prompt can depend on what was asked
-before it (issue #19: the same prompt sent twice gave two different greedy answers). With a reset, a prompt is
+before it (the same prompt sent twice gave two different greedy answers). With a reset, a prompt is
 always evaluated whole, from position 0, in the same batches: its answer depends on the prompt alone. The cost is
 re-reading the shared prefix (the system prompt and story), a fraction of a second for a 135M model.
 

@@ -1,6 +1,6 @@
 """Start, probe and stop llama.cpp's OpenAI-compatible server on 127.0.0.1.
 
-Why a subprocess and not an in-process `llama_cpp.Llama`: the point of issue #9 is to exercise exactly the path users
+Why a subprocess and not an in-process `llama_cpp.Llama`: the point of the local model is to exercise exactly the path users
 take with vLLM, llama.cpp or a hosted API, i.e. Inspect's `openai-api` provider talking HTTP to a server. The server
 runs in its own process group (so a Ctrl-C in the terminal reaches only us, and we decide how it stops) with its
 output in a log file (so a pipe never fills up and blocks it, and a failed start can show its last lines). It is

@@ -1,4 +1,4 @@
-"""Offline baseline answerers: pure functions from a prompt to a short answer (issue #7, item 4).
+"""Offline baseline answerers: pure functions from a prompt to a short answer.
 
 Each baseline answers one ExploreToM-style prompt (`{story}\\n{question} Short Answer.`, see
 `tombench.dsl.prompting`) without a model or a network, so every command has an honest offline default and the

@@ -3,14 +3,14 @@
 ToMi and other suites' questions load too (they have an order but no action set); the ExploreToM tables filter on
 the action set (`_tables.exploretom_records`).
 
-**Runs are never pooled** (issue #32 point 3). Every log is one `Run`; its records carry it, and each table gives
+**Runs are never pooled**. Every log is one `Run`; its records carry it, and each table gives
 each run its own column. Logs that differ in any setting that shapes the numbers (`tombench.kit.logs.run_settings`:
 task arguments, model, decoding, data, limits, ...) are different experiments, labelled by what differs
 (`people=3`); logs with equal settings are repeats, labelled `run 1 of 2`, `run 2 of 2` by start time. Pooling two
 runs of the same questions would double n and narrow the interval without adding a single new question, and
 keeping only the newest would hide the run-to-run spread a re-run exists to show, so both are shown, apart.
 
-**Shards are one run** (issue #28 point 4). The N logs of a task run as `-T shard=K/N` on N machines are parts of
+**Shards are one run**. The N logs of a task run as `-T shard=K/N` on N machines are parts of
 one run (`kit.logs.shard_of`; their settings are equal but for the part): their records carry one `Run`, so every
 table counts each question once. A shard missing or run twice is said in one line; a doubled shard makes a second,
 incomplete run (`run 2 of 2`, tagged with the shards it has), never a doubled count.

@@ -8,7 +8,7 @@ Intervals: the logged `{headline}_ci_low/_ci_high` when present (bootstrap or Wi
 for a proportion, the Wilson 95% interval from the value and the number of scored items; so a 0% or 100% cell still
 has a width.
 
-Runs are never pooled or silently dropped (issue #32 point 3): when a model has several logs of one suite, each is
+Runs are never pooled or silently dropped: when a model has several logs of one suite, each is
 its own row, labelled by what sets it apart (the task arguments that differ, or `run 2 of 2` for a repeat of the
 same settings; `_load.Run`), and the command prints a note. Unreadable files and unfinished runs are skipped with
 one line each.

@@ -1,6 +1,6 @@
 """Pure computations of the paper's tables from sample records; rendering lives in the command.
 
-What each table counts (ExploreToM, Sclar et al. 2024; issue #20 point 6):
+What each table counts (ExploreToM, Sclar et al. 2024):
 
 * Table 1: accuracy on *first-order* questions per action set, plain and +asymmetric ("results shown include all
   first-order questions"), with an overall row of the same questions.
@@ -20,8 +20,8 @@ so that 22 questions of one story do not count as 22 independent observations an
 honest; questions without a story id are each their own cluster (plain Wilson).
 
 Columns are headed by short keys (A, B, ...) with a legend beneath the table naming each key's model, task and what
-sets its run apart, so several runs fit a 120-column terminal instead of headers cut to "tombench/… (exploret…"
-(issue #32 point 6). A key means the same run in every table of one report.
+sets its run apart, so several runs fit a 120-column terminal instead of headers cut to "tombench/… (exploret…".
+A key means the same run in every table of one report.
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ __all__ = [
     "tomsynth_rl",
 ]
 
-#: Sample metadata keys the task reports accuracy by (issue #5: dimension, sub-dimension, social domain, format).
+#: Sample metadata keys the task reports accuracy by (dimension, sub-dimension, social domain, format).
 GROUPING_DIMENSIONS: tuple[str, ...] = ("dimension", "sub_dimension", "domain", "format")
 
 _RESPONSE = re.compile(r"\s*<think>(.*?)</think>\s*<answer>(.*?)</answer>\s*", re.DOTALL)

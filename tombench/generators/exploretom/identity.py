@@ -1,7 +1,7 @@
 """The content identity of a story: one digest that every generated-data file carries and every join uses.
 
 Search ids (`tomi|p2|m2|r1|0`) name a setting and an attempt; they repeat across runs, methods, seeds and models, so
-joining files by them drops or mislabels stories as soon as two runs are combined (issue #17). A story is what the
+joining files by them drops or mislabels stories as soon as two runs are combined. A story is what the
 DSL replays and labels: its actions, its context (names, rooms, containers, topics, state changes, metadata such as
 personas) and the story type it was generated for. The setting's other parameters (people, important actions,
 rooms) are counts of that same structure and context, so they add nothing to the identity.

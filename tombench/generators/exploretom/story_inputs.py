@@ -4,7 +4,7 @@ search id.
 
 Inputs may also be a `tombench search --out` folder (its `stories.jsonl`), a live adversarial task's Inspect log
 (the stories its searches kept), or a folder of such logs: the N shards of a run (`--shard`, `-T shard=`) are read
-together, and a story given twice is one story (issue #28 point 4).
+together, and a story given twice is one story.
 """
 
 from __future__ import annotations

@@ -135,7 +135,7 @@ _FIRST_WORD = {"yes": "yes", "true": "yes", "yeah": "yes", "yep": "yes", "correc
 
 
 def read_binary(text: str) -> str | None:
-    """"yes", "no" or None, as a careful grader reads a yes/no answer (issue #31 point 3).
+    """"yes", "no" or None, as a careful grader reads a yes/no answer.
 
     A hedge or refusal anywhere ("Yes or no, it is hard to say.", "It is unclear whether ...", "I don't know") reads
     nothing; else a leading yes/no/true/false (also "Nope", "Yeah") decides; else the first clause that says whether

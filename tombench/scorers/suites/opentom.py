@@ -90,7 +90,7 @@ def _words(text: str) -> list[str]:
 
 
 def _named(text: str, phrases: Mapping[str, Sequence[str]]) -> str | None:
-    """The label a response commits to, read as a careful grader reads it (issue #31 point 3); None if none or a hedge.
+    """The label a response commits to, read as a careful grader reads it; None if none or a hedge.
 
     Whole words only. Two labels offered as alternatives ("neutral or negative", "positive, or maybe neutral") read
     nothing; what the response denies ("not more full", "It isn't less full.", "Positive? No.": the shared rule of

@@ -132,7 +132,7 @@ def list_breakdown(dimensions: Mapping[str, str]) -> Metric:
     `dimensions` maps a metadata key to the dimension name in the keys: {"abilities": "ability"} gives
     `ability=Belief: Second-order beliefs` (accuracy) and `:n` (`group_metrics`). Pooled over the languages, so
     the task no longer logs it (its `tombench_cells` per language hold the same items, and a pooled group is the
-    count-weighted mean of its cells: issue #32 point 6); registered still so that the logs that list it among
+    count-weighted mean of its cells); registered still so that the logs that list it among
     their metrics recompute by name (`tombench.kit.logs.combine_shards`).
     """
 

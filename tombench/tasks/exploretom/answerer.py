@@ -41,7 +41,7 @@ def inspect_answerer(
         m = get_model(model, config=config, **(model_args or {})) if config else get_model(model, **(model_args or {}))
 
     # one system message and one config per distinct value, not per call: building these pydantic objects was a
-    # tenth of this adapter's CPU per call (issue #28). Sharing them is safe: Inspect merges the config into a copy,
+    # tenth of this adapter's CPU per call. Sharing them is safe: Inspect merges the config into a copy,
     # snapshots the messages it logs, and its cache key leaves message ids out
     systems: dict[str, ChatMessageSystem] = {}
     configs: dict[tuple, GenerateConfig] = {}

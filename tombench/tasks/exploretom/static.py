@@ -62,7 +62,7 @@ __all__ = [
 
 TASK_VERSION = "1.0.0"
 
-#: The public sample on the Hub, pinned (issue #8): 13,309 rows at this revision.
+#: The public sample on the Hub, pinned: 13,309 rows at this revision.
 HUB_DATASET = "facebook/ExploreToM"
 HUB_FILE = "ExploreToM-data-sample.csv"
 HUB_REVISION = "209e0129d0d01fda1c1aa02b28d1dce0c52180ca"

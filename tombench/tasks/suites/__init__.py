@@ -1,4 +1,4 @@
-"""The established ToM suites as tombench tasks (issue #15), and the conventions every suite module follows.
+"""The established ToM suites as tombench tasks, and the conventions every suite module follows.
 
 Tasks: `tomi` (tombench/tasks/suites/tomi.py), `hitom`, `bigtom`, `opentom`, `fantom`, `simpletom`, `tom_bench`...
 (each module's docstring has its usage lines); `tombench report suites LOGS` puts their headlines side by side.

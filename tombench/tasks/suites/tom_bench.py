@@ -93,7 +93,7 @@ CONFIG = GenerateConfig(temperature=0.0, top_p=0.99)
 TRIES = 5
 #: The pooled breakdown: by language and number of options. Per task, category and ability the log has the cells
 #: per language (`tombench_cells`); pooling them again over the languages gave the summary ~90 more groups for
-#: numbers the cells already determine (issue #32 point 6).
+#: numbers the cells already determine.
 DIMENSIONS: tuple[str, ...] = ("language", "k")
 LANGUAGES: tuple[str, ...] = ("zh", "en")
 

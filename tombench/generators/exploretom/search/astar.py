@@ -190,12 +190,12 @@ def _neighbours(story: Story, cond: Conditions, config: AStar, n: int, rng: rand
 
     Children are told apart by the text of their added steps (they all begin with `story`'s, so equal added text is
     equal text) and weighed by features counted on the added steps only: the parent's part is the same for all
-    (issue #28 point 2; the same children, order and draws as rendering and counting each child whole)."""
+    (the same children, order and draws as rendering and counting each child whole)."""
     base_steps = len(story.steps)
     seen: set[str] = set()
     children: list[Story] = []
     # the rollouts share their first draws, and one that would end never-desired is cut short (an int: dropped
-    # anyway); the same draws as `rollout` (`Rollouts`, issue #28 point 2)
+    # anyway); the same draws as `rollout` (`Rollouts`)
     batch = Rollouts(story, cond, max_actions=config.k, skip_doomed=True)
     for _ in range(50 * n):
         c = batch.draw(rng)

@@ -1,4 +1,4 @@
-"""How alike found stories are, and how a setting's kept stories are chosen to be distinct (issue #20, point 3).
+"""How alike found stories are, and how a setting's kept stories are chosen to be distinct.
 
 A search that keeps each setting's N hardest stories tends to keep N variants of one story: the edits that made a
 story hard keep most of its sentences. Two measures, both Jaccard indices of sets (1 = the same, 0 = nothing shared):
@@ -85,7 +85,7 @@ def _role(x: object, kind_of: dict[str, str], roles: dict[tuple[str, str], str],
     """`story_shape`'s role of one field value, numbering new roles of a kind in order of first mention.
 
     A module function, not a closure: a closure that calls itself is a reference cycle, which left a dozen objects per
-    shape for the cyclic collector (refinement computes a shape per drawn story; issue #28 point 2)."""
+    shape for the cyclic collector (refinement computes a shape per drawn story)."""
     if isinstance(x, str):
         key = (kind_of.get(x, "X"), x)
     elif isinstance(x, Fact):

@@ -164,7 +164,7 @@ class Evaluator:
         hits = 0
         total_len = 0
         # the P rollouts of one story share their first draws, and a never-desired one is cut short: it is only
-        # counted, with the length it would have had (`Rollouts`; the same draws as `rollout`, issue #28 point 2)
+        # counted, with the length it would have had (`Rollouts`; the same draws as `rollout`)
         batch = Rollouts(story, self.cond, skip_doomed=True)
         is_desired = self.cond.is_desired
         for _ in range(self.config.lookahead):

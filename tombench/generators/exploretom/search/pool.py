@@ -1,4 +1,4 @@
-"""Every core for the search's CPU: searches run in worker processes, the model stays in the parent (issue #28 point 3).
+"""Every core for the search's CPU: searches run in worker processes, the model stays in the parent.
 
 Why processes and this split: the search's CPU (rollouts, screening, question generation) is pure Python and holds
 the GIL, so threads would not help; two settings never depend on each other, so a setting (or one story's search) is

@@ -70,10 +70,8 @@ REFINE_SCREEN = 16
 #: re-ranked every round against the kept set and rates of that round, so a round draws this many per child asked
 #: instead of `screen`: the CPU of the draws (rollouts are most of improved mode's CPU) falls with it
 #: (docs/search.md, "Improved mode"; docs/scale.md). On average: a round draws int(top-up x children asked).
-#: 3.5, not 4: 30% less CPU per model call on issue #28's grid, and on the held-out seeds 3 and 4 the kept stories
-#: within a point of 4's against recency in 3 runs, as hard against primacy, more diverse than pooled
-#: over-generation's in all 8; 3 took 40% off but lost 2.3 points against recency in one run, 2 halved it and
-#: lost 4.4 (docs/search.md, "Why these pieces")
+#: Why 3.5: the smallest top-up whose kept stories stay as hard as a full top-up's on held-out seeds (fewer
+#: draws save CPU but lose hardness); the measurements are in docs/search.md, "The top-up"
 REFINE_TOPUP = 3.5
 
 #: refinement: rounds a draw stays in the pool unasked before it is dropped (the kept set and the rates it was
@@ -416,7 +414,7 @@ class _Refinement:
         (draw order on ties); those past `screen` per child asked leave the pool."""
         ranked: list[_Draw] = []
         # a draw's chance per call depends on its question keys and its bar alone, and within a round most pooled
-        # draws share both with another (4 in 5 on issue #28's grid): computed once per pair
+        # draws share both with another: computed once per pair
         per_call: dict[tuple[tuple[QKey, ...], float | None], float] = {}
         for e in self.pool:
             ranked.append(self._screen(e, kept, rates, per_call))
