@@ -140,8 +140,10 @@ LIVE = ["-m", "inspect_ai", "eval", "tombench/exploretom_adversarial", "--model"
 def test_ctrl_c_ends_a_live_eval_with_workers(tmp_path: Path, settle: float) -> None:
     """Ctrl-C (SIGINT to the process group) while the workers start, and mid-search: `inspect eval` ends within
     30 s and leaves no process behind."""
+    # run from tmp_path, as a user runs `inspect eval` from a project: in the repository root, a `tombench.egg-info`
+    # left by `pip install -e .` makes Inspect read "tombench/..." as a path to task files, not a registry name
     proc = subprocess.Popen([sys.executable, *LIVE, "--log-dir", str(tmp_path)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+                            stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=tmp_path)
     assert _wait_for(lambda: len(_children(proc.pid)) >= 2 or proc.poll() is not None, 120), "no workers started"
     assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
     time.sleep(settle)
