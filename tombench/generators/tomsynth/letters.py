@@ -42,9 +42,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-__all__ = ["Reference", "option_references", "remap_letters", "analysis_claims", "analysis_verdict", "claims_follow"]
+__all__ = [
+    "Reference",
+    "UnreadableLetters",
+    "option_references",
+    "unreadable_letters",
+    "remap_letters",
+    "references_follow",
+    "analysis_claims",
+    "analysis_verdict",
+    "claims_follow",
+]
 
-_LETTER = re.compile(r"(?<![\w'’+\-°.&])([A-D])(?![\w'’+\-°&]|\.\w)")
+_LETTER = re.compile(r"(?<![\w+\-°.&])(?<!\w['’])([A-D])(?![\w+\-°&]|\.\w|['’](?!s\b)\w)")
 _OPTION_WORD = re.compile(
     r"\b(?:options?|choices?|answers?|alternatives?|letters?|key)\s*(?:(?:is|was|would\s+be)\s+)?[:(\[]?\s*\**\s*$",
     re.IGNORECASE,
@@ -52,19 +62,24 @@ _OPTION_WORD = re.compile(
 _LIST_GAP = re.compile(r"^[)\]*]*\s*(?:,\s*(?:and|or|nor)?|and|or|nor|/|&)\s*\**[(\[]?$", re.IGNORECASE)
 _BARE_COMMA = re.compile(r"^[)\]*]*\s*,\s*\**[(\[]?$")
 _PREV_WORD = re.compile(r"([A-Za-z][A-Za-z'’.]*)\s+$")
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;]|\n)[\s*_#>•\-]*$")
-_NEXT = re.compile(r"[)\]*]*\s*(\S*)")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]|\n)[\s*_#>•\-\"“‘'(\[]*$")
+_WORDS = re.compile(r"[)\]*_'’\"”]*\s*([^\s*_)\]\"”]*)")
 
-#: Words after which a letter is an option (rule 3): anything else before a letter makes it part of a name.
+#: Words after which a letter is an option (rule 3), capitalised or not: connectives, prepositions, verbs that take
+#: an option, and the sentence adverbs an analysis opens with ("Clearly B", "Overall C", "Here A").
 _BEFORE_LETTER = frozenset(
     """and or nor but because since as while whereas although though so thus hence therefore that which why where
     if whether when then also only not both either neither unlike like than however instead rather namely whereas
-    of to over between from vs versus with against for by about on into than
+    of to over between from vs versus with against for by about on into than in at under within without per after
+    before given via through among beyond despite toward towards upon
     is are was were be being been
     choose chooses chose chosen choosing pick picks picked picking select selects selected selecting prefer prefers
     preferred preferring make makes made making eliminate eliminates eliminated
     eliminating reject rejects rejected rejecting rule rules ruled out favor favors favour favours consider considers
-    considering answer answered says say said excluding except including leaving leaves leave""".split()
+    considering answer answered says say said excluding except including leaving leaves leave avoid avoids compare
+    compares take takes trust trusts discard discards dismiss dismisses skip skips keep keeps mark marks go goes
+    here there overall now still yet again finally ultimately otherwise conversely likewise meanwhile indeed
+    similarly clearly obviously evidently certainly surely plainly honestly arguably basically essentially""".split()
 )
 #: Lower-case words that name things with a letter (rule 3): a letter right after one is part of a name; the
 #: articles too ("got an A", "a B+" are grades, never options).
@@ -76,90 +91,213 @@ _NAME_WORDS = frozenset(
     seat row lane track line route bus team teams group groups player person agent character site zone ward table
     desk court field tier size cell bed phase stage step version draft model project task area point city town
     island planet star paper exam test quiz slot file files mr mrs ms dr labelled labeled named called marked
-    tagged""".split()
+    tagged straight""".split()
 )
 _TITLES = frozenset({"mr", "mrs", "ms", "dr", "st", "no"})
-#: Verbs and adverbs that follow an option letter opening a sentence, never the article "A" (rule 4).
+#: Words that follow an option letter, never the article "A": verbs, conjunctions and adverbs (rule 4).
 _VERBS = frozenset(
     """is was are were would could does did do has had have can cannot might may must should will shall seems seem
     appears appear sounds looks fits matches captures describes states suggests assumes ignores reflects misreads
     confuses contradicts overlooks attributes claims fails focuses mistakes implies incorrectly wrongly only also
-    correctly reverses neglects misses treats names says gets gives wrongly clearly alone""".split()
+    correctly reverses neglects misses treats names says gets gives wrongly clearly alone
+    and or nor vs vs. versus but because since too instead here again then therefore thus however itself""".split()
+)
+#: Past forms that may be a verb ("A assumed that ...") or an adjective ("A biased reader"): the word after decides.
+_PAST = frozenset("got made said thought knew saw took left put gave went came found kept held told felt meant".split())
+#: After a past form, these show the verb ("A assumed that ...", "A put the ball ...").
+_OBJECTS = frozenset(
+    """the that this these those a an her his him it its them their they he she what where when how why which who
+    to by in on at into from with only also not""".split()
 )
 _NOUN_ENDINGS = ("ss", "us", "is", "os", "as", "ys")
 _NOT_VERBS = frozenset({"series", "species", "lens", "news", "means", "kids", "parents", "friends"})
+#: Nouns and adjectives ending in -ly, read as a noun after "A" (other -ly words are adverbs, looked through).
+_LY_NOUNS = frozenset(
+    """family reply supply ally bully jelly belly rally assembly anomaly butterfly fly italy july holly lily emily
+    sally polly molly kelly billy""".split()
+)
+
+Role = Literal["letter", "article", "unsure"]
 
 
 @dataclass(frozen=True)
 class Reference:
-    """One capital A-D in a text and whether it names an option (`option`) or is the article or part of a name."""
+    """One capital A-D in a text and whether it names an option (`option`) or is the article or part of a name;
+    `sure` is False where the sentence does not say which (a rewrite must not guess there)."""
 
     start: int
     letter: str
     option: bool
     joined: str = ""  # the list separator that joins it to the letter before ("C and D", "A, B or C"), if any
+    sure: bool = True
+
+
+class UnreadableLetters(ValueError):
+    """An analysis has a capital A-D that cannot be read with confidence as an option or not: rewriting it would be
+    a guess. `references` are the unsure ones."""
+
+    def __init__(self, text: str, references: list[Reference]) -> None:
+        where = ", ".join(repr(text[max(0, r.start - 20) : r.start + 20]) for r in references)
+        super().__init__(f"option letters that cannot be read with confidence: {where}")
+        self.references = references
 
 
 def _verb_like(word: str) -> bool:
     w = word.lower().strip("*_,.;:!?")
-    if w in _VERBS or w in ("and", "or", "nor"):
+    if w in _VERBS or w.endswith(("n't", "n’t")):
         return True
     return len(w) > 3 and w.endswith("s") and not w.endswith(_NOUN_ENDINGS) and w not in _NOT_VERBS
 
 
-def _names_a_thing(word: str) -> bool:
-    """Rule 3: the word before a letter makes it part of a name ("Plan B", "box C", "Building D")."""
-    if word.endswith("."):  # a sentence's last word, unless a title ("Mr. B")
-        return word[:-1].lower() in _TITLES
-    lower = re.sub(r"['’]s$", "", word.lower())
-    return lower in _NAME_WORDS or (word[0].isupper() and lower not in _BEFORE_LETTER)
+def _word_role(word: str, rest: list[str]) -> Role:
+    """What a word right after a sentence-opening letter shows it is: a verb, conjunction or adverb follows an
+    option letter ("A is", "A and B", "A clearly fails"); a noun or adjective follows the article ("A reader's",
+    "A lot", "A careful reader"). An -ly adverb is looked through; a past form ("A assumed", "A biased") is read by
+    the word after it, and left unsure before a name ("A confused Tom ...")."""
+    bare = word.strip("*_,.;:!?")
+    if not bare or not bare[0].isalpha():
+        return "letter"  # "A.", "A:", "A)", "A (the box)", "A -- ", the end
+    lower = bare.lower()
+    if re.search(r"['’]s$", lower):
+        return "article"  # a possessive noun: "A reader's guess"
+    if _verb_like(bare):
+        return "letter"
+    if lower.endswith("ly") and lower not in _LY_NOUNS and len(lower) > 4 and rest:
+        return _word_role(rest[0], rest[1:])
+    if lower.endswith("ed") or lower in _PAST:
+        return _after_past(rest[0] if rest else "")
+    return "article"
 
 
-def _article(text: str, m: re.Match[str]) -> bool:
-    """Rule 4: an "A" opening a sentence and followed by a word that is not a verb (or "and"/"or") is the article."""
-    if m.group(1) != "A" or not _SENTENCE_START.search(text[: m.start()]):
-        return False
+def _after_past(nxt: str) -> Role:
+    bare = nxt.strip("*_")
+    if not bare or not bare[0].isalpha():
+        return "letter"  # "... what A assumed."
+    if bare.lower().strip(",.;:!?") in _OBJECTS:
+        return "letter"
+    return "unsure" if bare[0].isupper() else "article"
+
+
+def _opens_sentence(text: str, start: int) -> bool:
+    return _SENTENCE_START.search(text[:start]) is not None
+
+
+def _next_words(after: str, n: int = 3) -> list[str]:
+    words = []
+    pos = 0
+    for _ in range(n):
+        m = _WORDS.match(after, pos)
+        if m is None or not m.group(1):
+            break
+        words.append(m.group(1))
+        pos = m.end()
+    return words
+
+
+def _role_at_start(text: str, m: re.Match[str]) -> Role:
+    """Rule 4: how a letter opening a sentence reads by what follows it."""
     after = text[m.end() :]
     if not after.strip() or not after[0].isspace():
-        return False  # "A.", "A:", "A)", the end: a letter
-    word = _NEXT.match(after.lstrip())
-    nxt = word.group(1) if word else ""
-    return bool(nxt) and nxt[0].isalpha() and not _verb_like(nxt)
+        return "letter"  # "A.", "A:", "A)", "A's", the end
+    words = _next_words(after)
+    return _word_role(words[0], words[1:]) if words else "letter"
 
 
-def _is_option(text: str, m: re.Match[str], previous: Reference | None, joined: bool) -> bool:
+def _word_before(text: str, m: re.Match[str]) -> tuple[bool, bool] | None:
+    """Rule 3: (option, sure) when the word right before the letter decides, else None. A word that opens a
+    sentence is capitalised by its place, so it is read as its lower-case self; an unknown one ("Building D"?
+    "Naturally"-like words are adverbs) leaves the letter unsure. A capitalised word inside a sentence is a name."""
     before = text[: m.start()]
-    if _OPTION_WORD.search(before[-40:]):
-        return True  # rule 1
+    found = _PREV_WORD.search(before[-40:])
+    if found is None:
+        return None
+    word = found.group(1)
+    if word.endswith("."):  # a sentence's last word, unless a title ("Mr. B")
+        return (False, True) if word[:-1].lower() in _TITLES else None
+    lower = re.sub(r"['’]s$", "", word.lower())
+    if lower in _NAME_WORDS:
+        return False, True
+    if not word[0].isupper() or lower in _BEFORE_LETTER:
+        return None
+    if _opens_sentence(before, len(before) - len(found.group(0))):
+        return None if lower.endswith("ly") else (True, False)
+    return False, True  # "Hepatitis B", "Building D"
+
+
+def _read(text: str, m: re.Match[str], previous: Reference | None, joined: bool) -> tuple[bool, bool]:
+    """(option, sure) of one capital letter, by the module's rules in order."""
+    if _OPTION_WORD.search(text[: m.start()][-40:]):
+        return True, True  # rule 1
     if previous is not None and joined:
-        return previous.option  # rule 2
-    if (word := _PREV_WORD.search(before[-40:])) is not None and _names_a_thing(word.group(1)):
-        return False  # rule 3
-    return not _article(text, m)  # rules 4 and 5
+        return previous.option, previous.sure  # rule 2
+    decided = _word_before(text, m)
+    if decided is not None:
+        return decided  # rule 3
+    if not _opens_sentence(text, m.start()):
+        return True, True  # rule 5; "A" inside a sentence is a letter (the article there is lower case)
+    role = _role_at_start(text, m)
+    if m.group(1) == "A":
+        return role != "article", role != "unsure"  # rule 4
+    return True, role == "letter"  # "B reader ..." would read as the article once rewritten to A
 
 
 def option_references(text: str) -> list[Reference]:
-    """Every standalone capital A-D in `text`, in order, with whether it names an option (the module's rule)."""
+    """Every standalone capital A-D in `text`, in order, with whether it names an option (the module's rule) and
+    whether that reading is sure."""
     refs: list[Reference] = []
     previous_end = 0
     for m in _LETTER.finditer(text):
         prev = refs[-1] if refs else None
         gap = text[previous_end : m.start()].strip()
         joined = gap if prev is not None and gap and _LIST_GAP.match(gap) is not None else ""
-        refs.append(Reference(m.start(), m.group(1), _is_option(text, m, prev, bool(joined)), joined))
+        option, sure = _read(text, m, prev, bool(joined))
+        refs.append(Reference(m.start(), m.group(1), option, joined, sure))
         previous_end = m.end()
     return refs
 
 
-def remap_letters(text: str, mapping: Mapping[str, str]) -> str:
-    """`text` with every option letter it names replaced by `mapping[letter]` (old -> new), all at once; the
-    article "A" and letters of names ("Plan B", "Vitamin C") are left as they are."""
+def unreadable_letters(text: str) -> list[Reference]:
+    """The capitals of `text` that cannot be read with confidence (empty: every letter can be rewritten)."""
+    return [ref for ref in option_references(text) if not ref.sure]
+
+
+def _rewrite(text: str, refs: list[Reference], mapping: Mapping[str, str]) -> str:
     out, last = [], 0
-    for ref in option_references(text):
+    for ref in refs:
         if ref.option and ref.letter in mapping:
             out += [text[last : ref.start], mapping[ref.letter]]
             last = ref.start + 1
     return "".join(out) + text[last:]
+
+
+def remap_letters(text: str, mapping: Mapping[str, str]) -> str:
+    """`text` with every option letter it names replaced by `mapping[letter]` (old -> new), all at once; the
+    article "A" and letters of names ("Plan B", "Vitamin C") are left as they are.
+
+    Raises `UnreadableLetters` rather than guess: when a letter the mapping moves cannot be read with confidence,
+    or when the rewritten text would read differently (a moved letter that no longer reads as an option)."""
+    refs = option_references(text)
+    unsure = [ref for ref in refs if not ref.sure and mapping.get(ref.letter, ref.letter) != ref.letter]
+    if unsure:
+        raise UnreadableLetters(text, unsure)
+    out = _rewrite(text, refs, mapping)
+    if not references_follow(text, out, mapping):
+        raise UnreadableLetters(text, [ref for ref in refs if ref.option])
+    return out
+
+
+def references_follow(before: str, after: str, mapping: Mapping[str, str]) -> bool:
+    """Whether `after`, read afresh, names the options of `before` moved by `mapping` (old -> new): the same
+    capitals at the same places, each option letter moved and every other letter left, and nothing else changed.
+    Catches a rewrite that moved an article or a name, or left an option letter behind."""
+    old, new = option_references(before), option_references(after)
+    if len(old) != len(new) or len(before) != len(after):
+        return False
+    for a, b in zip(old, new, strict=True):
+        expected = mapping.get(a.letter, a.letter) if a.option else a.letter
+        if (a.start, a.option, expected) != (b.start, b.option, b.letter):
+            return False
+    return _rewrite(before, old, mapping) == after
 
 
 _WRONG_BEFORE = re.compile(
