@@ -52,6 +52,7 @@ __all__ = [
     "analysis_claims",
     "analysis_verdict",
     "claims_follow",
+    "rewrite_contradicts",
 ]
 
 _LETTER = re.compile(r"(?<![\w+\-°.&])(?<!\w['’])([A-D])(?![\w+\-°&]|\.\w|['’](?!s\b)\w)")
@@ -61,7 +62,7 @@ _OPTION_WORD = re.compile(
 )
 _LIST_GAP = re.compile(r"^[)\]*]*\s*(?:,\s*(?:and|or|nor)?|and|or|nor|/|&)\s*\**[(\[]?$", re.IGNORECASE)
 _BARE_COMMA = re.compile(r"^[)\]*]*\s*,\s*\**[(\[]?$")
-_PREV_WORD = re.compile(r"([A-Za-z][A-Za-z'’.]*)\s+$")
+_PREV_WORD = re.compile(r"([A-Za-z][A-Za-z'’.]*)[ \t]+$")
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]|\n)[\s*_#>•\-\"“‘'(\[]*$")
 _WORDS = re.compile(r"[)\]*_'’\"”]*\s*([^\s*_)\]\"”]*)")
 
@@ -78,7 +79,7 @@ _BEFORE_LETTER = frozenset(
     eliminating reject rejects rejected rejecting rule rules ruled out favor favors favour favours consider considers
     considering answer answered says say said excluding except including leaving leaves leave avoid avoids compare
     compares take takes trust trusts discard discards dismiss dismisses skip skips keep keeps mark marks go goes
-    here there overall now still yet again finally ultimately otherwise conversely likewise meanwhile indeed
+    it what this here there overall now still yet again finally ultimately otherwise conversely likewise meanwhile indeed
     similarly clearly obviously evidently certainly surely plainly honestly arguably basically essentially""".split()
 )
 #: Lower-case words that name things with a letter (rule 3): a letter right after one is part of a name; the
@@ -301,26 +302,45 @@ def references_follow(before: str, after: str, mapping: Mapping[str, str]) -> bo
 
 
 _WRONG_BEFORE = re.compile(
-    r"\b(?:wrong|incorrect|distractor|implausible)\s+(?:answers?|options?|choices?)?\s*(?:is|are|:)?\s*[(\[*]*\s*$",
+    r"\b(?:wrong|incorrect|distractors?|implausible)\s*(?:(?:answers?|options?|choices?)\s*)?(?:is|are|:)?"
+    r"\s*[(\[*]*\s*$"
+    r"|(?:^|[.!?;:\n]\s*|\b(?:I|we)\s+(?:would\s+|'d\s+|’d\s+)?)[*_]*(?:reject|eliminate|avoid|rule\s+out|discard)"
+    r"\s*[(\[*]*\s*$",
     re.IGNORECASE,
 )
 _CORRECT_BEFORE = re.compile(
     r"(?:\b(?:correct|right|best|true)\s+(?:answer|option|choice)s?\s*(?:is|:|would\s+be)?"
-    r"|\banswer\s*(?:is|:))\s*[(\[*]*\s*$",
+    r"|\banswer\s*(?:is|:)\s*(?:option\s+)?|\bcorrect\s*:"
+    r"|(?:^|[.!?;:\n]\s*|\b(?:I|we)\s+(?:would\s+|'d\s+|’d\s+)?)[*_]*(?:pick|choose|select|go\s+with))"
+    r"\s*[(\[*]*\s*$",
     re.IGNORECASE,
 )
+#: What may stand between a letter and what is said of it: closing marks, a possessive ("B's reasoning fails",
+#: "Option A's premise is wrong"), a dash or colon of a list ("A: wrong", "(B) - correct").
+_HEAD = r"^[)\]*]*(?:['’]s(?:\s+[a-z]+){1,2}?)?\s*"
+_DENY = (
+    r"(?:not\s+(?:correct|right)|wrong|incorrect|false|mistaken|implausible|unlikely|flawed|(?:a\s+)?distractors?"
+    r"|tempting|a\s+trap)"
+)
 _WRONG_AFTER = re.compile(
-    r"^[)\]*]*\s*(?:both\s+|all\s+|each\s+|also\s+)?(?:(?:is|was|are|were|would\s+be)\s+(?:also\s+|clearly\s+"
-    r"|therefore\s+|both\s+|all\s+)?"
-    r"(?:not\s+(?:correct|right)|wrong|incorrect|false|mistaken|implausible|unlikely|(?:a\s+)?distractors?|tempting)"
+    _HEAD + r"(?:both\s+|all\s+|each\s+|also\s+)?(?:(?:is|was|are|were|would\s+be)\s+(?:also\s+|clearly\s+"
+    r"|therefore\s+|both\s+|all\s+)?" + _DENY + r"|[:\-–—]\s*[*_]*" + _DENY + r"\b"
+    r"|(?:cannot|can't|can’t)\s+be\s+(?:correct|right)|(?:does\s+not|doesn't|doesn’t)\s+(?:fit|hold|work)"
     r"|(?:seems?|sounds?|looks?|might\s+seem|may\s+seem|could\s+seem)\b(?!\s+(?:to\s+be\s+)?(?:correct|right|best))"
     r"|(?:ignores?|confuses?|misreads?|overlooks?|fails?|mistakes?|assumes?|contradicts?|neglects?|reverses?"
-    r"|misses|miss|forgets?)\b)",
+    r"|misses|miss|forgets?|errs?)\b)",
     re.IGNORECASE,
 )
 _CORRECT_AFTER = re.compile(
-    r"^[)\]*]*\s*(?:is|was)\s+(?:the\s+)?(?:only\s+)?(?:correct|right|best|true|accurate|answer)\b", re.IGNORECASE
+    _HEAD + r"(?:(?:is|was)\s+(?:clearly\s+|therefore\s+|indeed\s+)?(?:the\s+)?(?:only\s+)?"
+    r"(?:correct|right|best|true|accurate|answer)\b|[:\-–—]\s*[*_]*(?:correct|right)\b)",
+    re.IGNORECASE,
 )
+#: "In A, Tom errs", "With D, she would know ..., so D is wrong": the clause after a preposition says it.
+_PREPOSITION = re.compile(r"\b(?:in|under|with|for)\s*[(\[*]*\s*$", re.IGNORECASE)
+_CLAUSE = re.compile(r"^[)\]*]*\s*,([^.;\n]*)")
+_CLAUSE_DENY = re.compile(r"\b(?:errs?|fails?|wrong|incorrect|mistaken|ignores?|misreads?|overlooks?)\b", re.I)
+_CLAUSE_ENDORSE = re.compile(r"\b(?:correct|right)\b", re.IGNORECASE)
 
 
 def _lists(refs: list[Reference]) -> list[list[Reference]]:
@@ -344,18 +364,32 @@ def _closed(group: list[Reference]) -> list[list[Reference]]:
     return [group]
 
 
+def _claim(before: str, after: str) -> str:
+    """What the words around an option letter (or list) say of it: "wrong", "correct" or "" (nothing)."""
+    if _WRONG_AFTER.match(after) or _WRONG_BEFORE.search(before[-40:]):
+        return "wrong"
+    if _CORRECT_BEFORE.search(before[-40:]) or _CORRECT_AFTER.match(after):
+        return "correct"
+    clause = _CLAUSE.match(after) if _PREPOSITION.search(before[-12:]) else None
+    if clause is not None and _CLAUSE_DENY.search(clause.group(1)):
+        return "wrong"
+    if clause is not None and _CLAUSE_ENDORSE.search(clause.group(1)):
+        return "correct"
+    return ""
+
+
 def analysis_claims(text: str) -> tuple[set[str], set[str]]:
     """(letters the analysis calls correct, letters it describes as distractors), read from the phrases around
-    each option letter (a list shares the phrase around it: "Options C and D are wrong"), not from how the
-    letters were rewritten."""
+    each option letter (a list shares the phrase around it: "Options C and D are wrong"; a clause after a
+    preposition speaks of its letter: "In A, Tom errs"), not from how the letters were rewritten."""
     correct: set[str] = set()
     wrong: set[str] = set()
     for group in _lists(option_references(text)):
-        before, after = text[: group[0].start], text[group[-1].start + 1 :]
+        claim = _claim(text[: group[0].start], text[group[-1].start + 1 :])
         letters = {ref.letter for ref in group}
-        if _WRONG_AFTER.match(after) or _WRONG_BEFORE.search(before[-40:]):
+        if claim == "wrong":
             wrong |= letters
-        elif _CORRECT_BEFORE.search(before[-40:]) or _CORRECT_AFTER.match(after):
+        elif claim == "correct":
             correct |= letters
     return correct, wrong
 
@@ -382,3 +416,15 @@ def claims_follow(before: str, after: str, mapping: Mapping[str, str]) -> bool:
     c0, w0 = analysis_claims(before)
     c1, w1 = analysis_claims(after)
     return ({mapping.get(x, x) for x in c0}, {mapping.get(x, x) for x in w0}) == (c1, w1)
+
+
+def rewrite_contradicts(before: str, after: str, mapping: Mapping[str, str], key: str) -> bool:
+    """Whether `after`, the analysis `before` rewritten for options moved by `mapping` (old -> new), fails to
+    support its new `key`: it endorses another option or denies the key (`analysis_verdict`), its claims did not
+    move with their options (`claims_follow`), or, read afresh, its letters are not those of `before` moved
+    (`references_follow`: an article or a name moved, an option letter left behind)."""
+    return (
+        analysis_verdict(after, key) == "contradicts"
+        or not claims_follow(before, after, mapping)
+        or not references_follow(before, after, mapping)
+    )
