@@ -3,36 +3,45 @@ whether an analysis still names the key.
 
 Stage 2 re-orders the options of an item, so an analysis that says "B is correct. A seems plausible." must then
 name the options by their new letters. A capital A-D in free text is not always an option, though: "A" is also the
-article ("A friend would see"), and B, C and D are parts of names ("Plan B", "Vitamin C", "Room D", "Type A").
-The rule (`option_references`), for a standalone capital A-D (not inside a word or a number, not followed by an
-apostrophe, "+" or "-": "B's", "C++", "A+", "D-Day" are never options):
+article ("A friend would see", "A reader's guess", "A lot"), and B, C and D are parts of names ("Plan B",
+"Vitamin C", "Room D", "Type A"). A letter is read by what its sentence does with it, not by the word before it
+alone (`option_references`), for a standalone capital A-D (not inside a word or a number, not followed by "+",
+"-" or an apostrophe other than a possessive: "C++", "A+", "D-Day" are never options, "B's reasoning" is one):
 
 1. **Named by an option word**: right after "option(s)", "choice(s)", "answer(s)", "alternative(s)", "letter(s)"
    or "key" (with an optional "is"/"was"/":"/"(" between): "option B", "answer: C", "the answer is (D)". Always.
 2. **A list goes on as it began**: after another letter and a separator (",", "and", "or", "nor", "/", "&"), a
    letter is what that letter was: "options C and D" (both options), "Plan A or B" (neither).
-3. **A name, not an option**: right after a word that names things with letters (`_NAME_WORDS`: "plan",
-   "vitamin", "room", "box", "type", "grade", "section", "labelled", the articles "a"/"an" of a grade, ...), or after any capitalised word that is not one of
-   the words an option letter follows in an analysis (`_BEFORE_LETTER`: "Because", "Unlike", "Only", ...), the
-   letter is part of a name: "Plan B", "Vitamin C", "folder D", "Type A", "Hepatitis B". A letter after
-   punctuation or at the start has no word before it; after any other lower-case word ("notices B", "supports
-   C") it is an option.
-4. **The article**: "A" opening a sentence (the text's start, or after ".", "!", "?", ":", ";", a newline or a
-   bullet) is the article unless what follows shows a letter: punctuation or the end ("A.", "A:", "A)"), "and",
-   "or", "nor", or a verb ("A is", "A seems", "A assumes": a word of `_VERBS`, or a word ending in -s that is not
-   a noun or adjective ending such as -ss, -us, -is, -os, -as). "A" inside a sentence is always a letter (the
-   article inside a sentence is lower case).
+3. **The word before**: after a word that names things with letters (`_NAME_WORDS`: "plan", "vitamin", "room",
+   "box", "type", "labelled", the articles "a"/"an" of a grade, ...) the letter is part of a name. A capitalised
+   word inside a sentence is a name too ("Hepatitis B", "Building D", "Mr. B"), unless it is one of the words an
+   option letter follows (`_BEFORE_LETTER`: connectives, prepositions, verbs that take an option, sentence
+   adverbs). A word that opens a sentence is capitalised by its place, so it is read as its lower-case self:
+   "Clearly B", "Overall C", "Here A", "In A,", "Choose C" (an -ly word is an adverb); an unknown one ("Gamma
+   B ...") leaves the letter unsure. After a lower-case word ("notices B", "I think B") the letter is an option.
+4. **What follows a letter that opens a sentence** (the text's start, after ".", "!", "?", ":", ";", a newline,
+   a bullet, an opening bracket or quote): punctuation, the end, a possessive "'s", a verb ("A is", "A errs", "A
+   doesn't": `_VERBS` or an -s form that is not a noun ending), a conjunction or a preposition show a letter; a
+   noun or adjective shows the article ("A reader's guess", "A lot", "A careful reader"); an -ly adverb is looked
+   through ("A clearly fails", "A truly careful reader"); a past form is read by the word after it ("A assumed
+   that", "A biased reader") and is unsure before a name ("A confused Tom ..."), as is a number ("A 10-minute").
+   An "A" read as the article is left; a B, C or D read so ("B reader ...") is an option but unsure, since once
+   rewritten to A it would read as the article. "A" inside a sentence is a letter (the article there is lower
+   case).
 5. Otherwise B, C and D are options.
 
-Lower-case letters are never rewritten ("option b" is rare in generated analyses; "(a)" is as often a list
-marker). `remap_letters` replaces all references at once (never one letter after another), so "B ... A" under
-A->C, B->A becomes "A ... C", not "A ... A".
+An unsure letter is never rewritten by guess: `remap_letters` raises `UnreadableLetters` when the mapping would
+move one, and also when its output, read afresh, is not the input's references moved (`references_follow`).
+Stage 2 drops and counts the items whose analysis has one (`unreadable_letters`). Lower-case letters are never
+rewritten ("option b" is rare in generated analyses; "(a)" is as often a list marker). All references are
+replaced at once (never one letter after another), so "B ... A" under A->C, B->A becomes "A ... C", not "A ... A".
 
-The check (`analysis_verdict`) reads what the analysis claims, independently of how letters were rewritten: the
-letters it calls correct ("the correct answer is B", "B is correct", "Answer: B") must be the key, and the key must
-not be among the letters it describes as a distractor ("A seems plausible", "C is wrong", "D ignores ..."). So
-after a remap that left "A seems plausible" naming the new key, the check fails; and `claims_follow` compares the
-claims before and after a remap (each must move with its option), which also catches a distractor left behind.
+The check (`rewrite_contradicts`) reads the rewritten analysis afresh: the letters it calls correct ("the correct
+answer is B", "Clearly B is correct", "B's reading is correct", "Answer: B", "Choose B", "- B: correct") must be
+the key, and the key must not be among the letters it denies ("A seems plausible", "C is wrong", "Option D's
+premise is mistaken", "In A, Tom errs", "Reject D"); its claims must be those before the rewrite moved
+(`claims_follow`), and its letters those before moved (`references_follow`), which catches a rewrite that left a
+letter behind or moved the article even where no claim is read.
 """
 
 from __future__ import annotations
@@ -63,7 +72,7 @@ _OPTION_WORD = re.compile(
 _LIST_GAP = re.compile(r"^[)\]*]*\s*(?:,\s*(?:and|or|nor)?|and|or|nor|/|&)\s*\**[(\[]?$", re.IGNORECASE)
 _BARE_COMMA = re.compile(r"^[)\]*]*\s*,\s*\**[(\[]?$")
 _PREV_WORD = re.compile(r"([A-Za-z][A-Za-z'’.]*)[ \t]+$")
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;]|\n)[\s*_#>•\-\"“‘'(\[]*$")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]|\n|\b\d+\))[\s*_#>•\-\"“‘'(\[]*$")
 _WORDS = re.compile(r"[)\]*_'’\"”]*\s*([^\s*_)\]\"”]*)")
 
 #: Words after which a letter is an option (rule 3), capitalised or not: connectives, prepositions, verbs that take
@@ -79,8 +88,9 @@ _BEFORE_LETTER = frozenset(
     eliminating reject rejects rejected rejecting rule rules ruled out favor favors favour favours consider considers
     considering answer answered says say said excluding except including leaving leaves leave avoid avoids compare
     compares take takes trust trusts discard discards dismiss dismisses skip skips keep keeps mark marks go goes
-    it what this here there overall now still yet again finally ultimately otherwise conversely likewise meanwhile indeed
-    similarly clearly obviously evidently certainly surely plainly honestly arguably basically essentially""".split()
+    it what this here there overall now still yet again finally ultimately otherwise conversely likewise meanwhile
+    indeed maybe perhaps yes even just next first second third last note notice see check try read
+    do does did can could would should will might must has have had""".split()
 )
 #: Lower-case words that name things with a letter (rule 3): a letter right after one is part of a name; the
 #: articles too ("got an A", "a B+" are grades, never options).
@@ -101,7 +111,9 @@ _VERBS = frozenset(
     appears appear sounds looks fits matches captures describes states suggests assumes ignores reflects misreads
     confuses contradicts overlooks attributes claims fails focuses mistakes implies incorrectly wrongly only also
     correctly reverses neglects misses treats names says gets gives wrongly clearly alone
-    and or nor vs vs. versus but because since too instead here again then therefore thus however itself""".split()
+    and or nor vs vs. versus but because since too instead here again then therefore thus however itself now just
+    even still never merely already either though which that who whose where when if unless while whereas although
+    in on at for by with without from of to into about under over after before as than like unlike despite""".split()
 )
 #: Past forms that may be a verb ("A assumed that ...") or an adjective ("A biased reader"): the word after decides.
 _PAST = frozenset("got made said thought knew saw took left put gave went came found kept held told felt meant".split())
@@ -156,6 +168,8 @@ def _word_role(word: str, rest: list[str]) -> Role:
     "A lot", "A careful reader"). An -ly adverb is looked through; a past form ("A assumed", "A biased") is read by
     the word after it, and left unsure before a name ("A confused Tom ...")."""
     bare = word.strip("*_,.;:!?")
+    if bare[:1].isdigit():
+        return "unsure"  # "A 10-minute gap ..." or a letter before a number
     if not bare or not bare[0].isalpha():
         return "letter"  # "A.", "A:", "A)", "A (the box)", "A -- ", the end
     lower = bare.lower()
@@ -277,14 +291,17 @@ def remap_letters(text: str, mapping: Mapping[str, str]) -> str:
 
     Raises `UnreadableLetters` rather than guess: when a letter the mapping moves cannot be read with confidence,
     or when the rewritten text would read differently (a moved letter that no longer reads as an option)."""
-    refs = option_references(text)
-    unsure = [ref for ref in refs if not ref.sure and mapping.get(ref.letter, ref.letter) != ref.letter]
-    if unsure:
+    if unsure := _moves_unsure(text, mapping):
         raise UnreadableLetters(text, unsure)
+    refs = option_references(text)
     out = _rewrite(text, refs, mapping)
     if not references_follow(text, out, mapping):
         raise UnreadableLetters(text, [ref for ref in refs if ref.option])
     return out
+
+
+def _moves_unsure(text: str, mapping: Mapping[str, str]) -> list[Reference]:
+    return [ref for ref in option_references(text) if not ref.sure and mapping.get(ref.letter, ref.letter) != ref.letter]
 
 
 def references_follow(before: str, after: str, mapping: Mapping[str, str]) -> bool:
@@ -305,19 +322,19 @@ _WRONG_BEFORE = re.compile(
     r"\b(?:wrong|incorrect|distractors?|implausible)\s*(?:(?:answers?|options?|choices?)\s*)?(?:is|are|:)?"
     r"\s*[(\[*]*\s*$"
     r"|(?:^|[.!?;:\n]\s*|\b(?:I|we)\s+(?:would\s+|'d\s+|’d\s+)?)[*_]*(?:reject|eliminate|avoid|rule\s+out|discard)"
-    r"\s*[(\[*]*\s*$",
+    r"\s*[(\[*\"“'‘]*\s*$",
     re.IGNORECASE,
 )
 _CORRECT_BEFORE = re.compile(
     r"(?:\b(?:correct|right|best|true)\s+(?:answer|option|choice)s?\s*(?:is|:|would\s+be)?"
     r"|\banswer\s*(?:is|:)\s*(?:option\s+)?|\bcorrect\s*:"
     r"|(?:^|[.!?;:\n]\s*|\b(?:I|we)\s+(?:would\s+|'d\s+|’d\s+)?)[*_]*(?:pick|choose|select|go\s+with))"
-    r"\s*[(\[*]*\s*$",
+    r"\s*[(\[*\"“'‘]*\s*$",
     re.IGNORECASE,
 )
 #: What may stand between a letter and what is said of it: closing marks, a possessive ("B's reasoning fails",
 #: "Option A's premise is wrong"), a dash or colon of a list ("A: wrong", "(B) - correct").
-_HEAD = r"^[)\]*]*(?:['’]s(?:\s+[a-z]+){1,2}?)?\s*"
+_HEAD = r"^[)\]*\"”'’]*(?:['’]s(?:\s+[a-z]+){1,2}?)?\s*"
 _DENY = (
     r"(?:not\s+(?:correct|right)|wrong|incorrect|false|mistaken|implausible|unlikely|flawed|(?:a\s+)?distractors?"
     r"|tempting|a\s+trap)"
@@ -422,9 +439,12 @@ def rewrite_contradicts(before: str, after: str, mapping: Mapping[str, str], key
     """Whether `after`, the analysis `before` rewritten for options moved by `mapping` (old -> new), fails to
     support its new `key`: it endorses another option or denies the key (`analysis_verdict`), its claims did not
     move with their options (`claims_follow`), or, read afresh, its letters are not those of `before` moved
-    (`references_follow`: an article or a name moved, an option letter left behind)."""
+    (`references_follow`: an article or a name moved, an option letter left behind). A letter of `before` that
+    cannot be read with confidence and that the mapping would move fails it too: no rewrite of it can be vouched
+    for."""
     return (
-        analysis_verdict(after, key) == "contradicts"
+        bool(_moves_unsure(before, mapping))
+        or analysis_verdict(after, key) == "contradicts"
         or not claims_follow(before, after, mapping)
         or not references_follow(before, after, mapping)
     )
