@@ -332,16 +332,17 @@ _CORRECT_BEFORE = re.compile(
     r"\s*[(\[*\"“'‘]*\s*$",
     re.IGNORECASE,
 )
-#: What may stand between a letter and what is said of it: closing marks, a possessive ("B's reasoning fails",
-#: "Option A's premise is wrong"), a dash or colon of a list ("A: wrong", "(B) - correct").
-_HEAD = r"^[)\]*\"”'’]*(?:['’]s(?:\s+[a-z]+){1,2}?)?\s*"
+#: What may stand between a letter and what is said of it, on its line: closing marks, a possessive ("B's
+#: reasoning fails", "Option A's premise is wrong"), a dash or colon of a list ("A: wrong", "(B) - correct"), or
+#: nothing ("makes D correct and A wrong").
+_HEAD = r"^[)\]*\"”'’]*(?:['’]s(?:[ \t]+[a-z]+){1,2}?)?[ \t]*"
 _DENY = (
     r"(?:not\s+(?:correct|right)|wrong|incorrect|false|mistaken|implausible|unlikely|flawed|(?:a\s+)?distractors?"
     r"|tempting|a\s+trap)"
 )
 _WRONG_AFTER = re.compile(
     _HEAD + r"(?:both\s+|all\s+|each\s+|also\s+)?(?:(?:is|was|are|were|would\s+be)\s+(?:also\s+|clearly\s+"
-    r"|therefore\s+|both\s+|all\s+)?" + _DENY + r"|[:\-–—]\s*[*_]*" + _DENY + r"\b"
+    r"|therefore\s+|both\s+|all\s+)?" + _DENY + r"|(?:[:\-–—][ \t]*[*_]*)?" + _DENY + r"\b(?![ \t]*\?)"
     r"|(?:cannot|can't|can’t)\s+be\s+(?:correct|right)|(?:does\s+not|doesn't|doesn’t)\s+(?:fit|hold|work)"
     r"|(?:seems?|sounds?|looks?|might\s+seem|may\s+seem|could\s+seem)\b(?!\s+(?:to\s+be\s+)?(?:correct|right|best))"
     r"|(?:ignores?|confuses?|misreads?|overlooks?|fails?|mistakes?|assumes?|contradicts?|neglects?|reverses?"
@@ -350,7 +351,7 @@ _WRONG_AFTER = re.compile(
 )
 _CORRECT_AFTER = re.compile(
     _HEAD + r"(?:(?:is|was)\s+(?:clearly\s+|therefore\s+|indeed\s+)?(?:the\s+)?(?:only\s+)?"
-    r"(?:correct|right|best|true|accurate|answer)\b|[:\-–—]\s*[*_]*(?:correct|right)\b)",
+    r"(?:correct|right|best|true|accurate|answer)\b|(?:[:\-–—][ \t]*[*_]*)?(?:correct|right)\b(?![ \t]*\?))",
     re.IGNORECASE,
 )
 #: "In A, Tom errs", "With D, she would know ..., so D is wrong": the clause after a preposition says it.
