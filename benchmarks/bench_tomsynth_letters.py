@@ -7,7 +7,8 @@
 Prints the two Markdown tables of docs/tomsynth.md ("Option letters in analyses"). Rewrites: every analysis under
 all 24 permutations of A-D, counted wrong when an option reference is not moved or another capital is; a refusal
 (`UnreadableLetters`) is counted apart. The analyses are the hand-labelled ones of
-`tests/generators/tomsynth/data/letter_analyses.txt` (written with the fix, and held out) and the generated ones
+`tests/generators/tomsynth/data/letter_analyses.txt` (written with the fix, held out after it, held out after the
+check's second fix) and the generated ones
 of `tests/generators/tomsynth/test_letters.py`, `analyses(1000, seed=7)`. Check: a rewrite is flagged when the
 check of its commit fails it (`rewrite_contradicts` today; `analysis_verdict` + `claims_follow` before, as
 `qc.analysis_check` ran them); contradictions are built by moving the options with one permutation and the
@@ -57,8 +58,9 @@ def datasets() -> dict[str, list[Row]]:
     generated = [(render(s, ls, n), (lambda m, s=s, ls=ls, n=n: render(s, moved(ls, m), n)), ls["k"])
                  for s, ls, n in analyses(1000, seed=7)]
     return {
-        "labelled, written with the fix": [(r.text(), r.text, r.key) for r in rows if not r.held_out],
-        "labelled, held out": [(r.text(), r.text, r.key) for r in rows if r.held_out],
+        "labelled, written with the fix": [(r.text(), r.text, r.key) for r in rows if r.part == "fix"],
+        "labelled, held out": [(r.text(), r.text, r.key) for r in rows if r.part == "held-out"],
+        "labelled, held out 2": [(r.text(), r.text, r.key) for r in rows if r.part == "held-out 2"],
         "generated, analyses(1000, seed=7)": generated,
     }
 

@@ -22,12 +22,16 @@ _MARK = re.compile(r"\{([A-D])\}")
 
 @dataclass(frozen=True)
 class Labelled:
-    """One labelled analysis: its key, its style, whether it is in the held-out part, and the marked text."""
+    """One labelled analysis: its key, its style, the part of the file it is in, and the marked text."""
 
     key: str
     style: str
-    held_out: bool
+    part: str  # "fix" (written while fixing), "held-out" (after the fix), "held-out 2" (after the check's fix)
     marked: str
+
+    @property
+    def held_out(self) -> bool:
+        return self.part != "fix"
 
     def text(self, mapping: Mapping[str, str] | None = None) -> str:
         """The analysis, its option references moved by `mapping` (old -> new), or as written."""
@@ -44,15 +48,15 @@ class Labelled:
 
 def load(path: Path = DATA) -> list[Labelled]:
     rows: list[Labelled] = []
-    style, held_out = "", False
+    style, part = "", "fix"
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.startswith("## held-out"):
-            held_out = True
+            part = line.removeprefix("## ").strip()
         elif line.startswith("# style:"):
             style = line.removeprefix("# style:").strip()
         elif line.strip() and not line.startswith("#"):
             key, marked = line.split(" | ", 1)
-            rows.append(Labelled(key.strip(), style, held_out, marked.replace("\\n", "\n")))
+            rows.append(Labelled(key.strip(), style, part, marked.replace("\\n", "\n")))
     return rows
 
 
