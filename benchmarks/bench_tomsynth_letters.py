@@ -3,6 +3,7 @@
     python benchmarks/bench_tomsynth_letters.py                   # today's rewrite and check
     python benchmarks/bench_tomsynth_letters.py --before d725ed9  # also the rewrite and check of an earlier commit
     python benchmarks/bench_tomsynth_letters.py --misses          # list wrong rewrites and refusals
+    python benchmarks/bench_tomsynth_letters.py --history         # the figures of the first rewrite (ea1aff7^)
 
 Prints the two Markdown tables of docs/tomsynth.md ("Option letters in analyses"). Rewrites: every analysis under
 all 24 permutations of A-D, counted wrong when an option reference is not moved or another capital is; a refusal
@@ -19,6 +20,7 @@ analysis with another (all 24 x 23 pairs whose rewrites differ). The thresholds 
 from __future__ import annotations
 
 import argparse
+import random
 import subprocess
 import sys
 import types
@@ -29,27 +31,32 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.generators.tomsynth import letter_analyses as L  # noqa: E402
-from tests.generators.tomsynth.test_letters import analyses, moved, render  # noqa: E402
+from tests.generators.tomsynth.test_letters import FALSE_FRIENDS, analyses, moved, render, slots  # noqa: E402
+from tests.generators.tomsynth.test_qc import make_item  # noqa: E402
 from tombench.generators.tomsynth import letters as now  # noqa: E402
+from tombench.generators.tomsynth import qc  # noqa: E402
 
 Row = tuple[str, Callable[[Mapping[str, str]], str], str]  # (text, right rewrite under a mapping, key)
 Check = Callable[[str, str, Mapping[str, str], str], bool]
 
 
-def letters_at(rev: str) -> types.ModuleType:
-    """`tombench/generators/tomsynth/letters.py` as it was at git revision `rev` (it imports only the standard
-    library)."""
-    source = subprocess.run(["git", "show", f"{rev}:tombench/generators/tomsynth/letters.py"], cwd=ROOT, check=True,
-                            capture_output=True, text=True).stdout
-    module = types.ModuleType(f"letters_at_{rev}")
+def letters_at(rev: str, path: str = "tombench/generators/tomsynth/letters.py") -> types.ModuleType:
+    """A module of the package as it was at git revision `rev` (its imports come from today's package: letters.py
+    imports only the standard library, and qc.py's imports have not changed since the first rewrite)."""
+    source = subprocess.run(["git", "show", f"{rev}:{path}"], cwd=ROOT, check=True, capture_output=True,
+                            text=True).stdout
+    module = types.ModuleType(f"at_{rev}_{Path(path).stem}".replace("^", "_"))
     sys.modules[module.__name__] = module  # dataclasses look their module up
-    exec(compile(source, f"letters.py@{rev}", "exec"), module.__dict__)  # noqa: S102 - our own code at `rev`
+    exec(compile(source, f"{path}@{rev}", "exec"), module.__dict__)  # noqa: S102 - our own code at `rev`
     return module
 
 
 def check_of(module: types.ModuleType) -> Check:
+    """The check `qc.analysis_check` ran on a rewrite with this commit's letters.py."""
     if hasattr(module, "rewrite_contradicts"):
         return module.rewrite_contradicts
+    if not hasattr(module, "claims_follow"):
+        return lambda b, a, m, k: module.analysis_verdict(a, k) == "contradicts"
     return lambda b, a, m, k: module.analysis_verdict(a, k) == "contradicts" or not module.claims_follow(b, a, m)
 
 
@@ -129,6 +136,61 @@ def earlier_flagged(rows: list[Row], earlier: types.ModuleType) -> tuple[int, in
     return wrong, today, then
 
 
+FIRST = "ea1aff7^"  # the commit before the first option-letter rule: remap_letters lived in qc.py
+
+
+def history() -> None:
+    """The figures docs/tomsynth.md gives for the first rewrite (qc.py at ea1aff7^) on `analyses(1000, seed=7)`,
+    with and without its false-friend sentences, the checks of that time (ea1aff7: claims against the key;
+    7a4f945: claims that follow their options too) and today's, and a stage-2 run on 120 of those analyses."""
+    first = letters_at(FIRST, "tombench/generators/tomsynth/qc.py")
+    checks_then = {rev: check_of(letters_at(rev)) for rev in ("ea1aff7", "7a4f945")}
+    lines = []
+    for name, keep in (("with false friends", lambda _: True), ("without", lambda x: x not in FALSE_FRIENDS)):
+        wrong, bad, flagged = 0, set(), dict.fromkeys([*checks_then, "today"], 0)
+        for i, (sentences, ls, n) in enumerate(analyses(1000, seed=7)):
+            kept = [x for x in sentences if keep(x)]
+            text = render(kept, ls, n)
+            for m in L.PERMUTATIONS:
+                if (got := first.remap_letters(text, m)) != render(kept, moved(ls, m), n):
+                    wrong += 1
+                    bad.add(i)
+                    for rev, check in [*checks_then.items(), ("today", now.rewrite_contradicts)]:
+                        flagged[rev] += check(text, got, m, m[ls["k"]])
+        lines.append([name, 24000, wrong, len(bad), *flagged.values()])
+    print(_table(["analyses(1000, seed=7)", "rewrites", f"wrong @{FIRST}", "analyses wrong",
+                  "flagged by the check @ea1aff7", "@7a4f945", "today"], lines), end="\n\n")
+    alone = []
+    for sentence in FALSE_FRIENDS:
+        text = sentence.format(n="Ann")
+        alone.append([sentence, sum(first.remap_letters(text, m) != text for m in L.PERMUTATIONS)])
+    print(_table(["false-friend sentence alone", f"rewritten @{FIRST} (of 24)"], alone), end="\n\n")
+    print(_table(["stage 2 on 120 analyses", "moved", f"broken @{FIRST}", "contradicts (today's check)",
+                  "broken today", "consistent today"], [stage2_run(first, with_friends) for with_friends in (False, True)]))
+
+
+def stage2_run(first: types.ModuleType, with_friends: bool) -> list[object]:
+    """`analyses(120, seed=7)`, keys B and C in turn (generators lean to B/C), balanced by stage 2
+    (`random.Random(0)`) with the first rewrite and with today's: analyses broken, and today's check."""
+    rng = random.Random(7)
+    cases = []
+    for i, (sentences, _, n) in enumerate(analyses(120, seed=7)):
+        kept = [x for x in sentences if with_friends or x not in FALSE_FRIENDS]
+        cases.append((kept, slots("BC"[i % 2], rng), n))
+    items = [make_item(i, answer=ls["k"], analysis=render(s, ls, n)) for i, (s, ls, n) in enumerate(cases)]
+
+    def broken(balanced: list) -> int:
+        return sum(b.analysis != render(s, moved(ls, qc._moves(a, b)), n)
+                   for (s, ls, n), a, b in zip(cases, items, balanced, strict=True))
+
+    then = first.stage2_balance(items, random.Random(0))
+    today = qc.stage2_balance(items, random.Random(0))
+    moved_n = sum(a.answer != b.answer for a, b in zip(items, today, strict=True))
+    return ["with false friends" if with_friends else "without", moved_n, broken(then),
+            qc.analysis_check(then, before=items)["contradicts"], broken(today),
+            qc.analysis_check(today, before=items)["consistent"]]
+
+
 def _table(head: list[str], lines: list[list[object]]) -> str:
     rows = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
     rows += ["| " + " | ".join(str(c) for c in line) + " |" for line in lines]
@@ -139,7 +201,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--before", metavar="REV", help="also the rewrite and check at this git revision")
     parser.add_argument("--misses", action="store_true", help="print today's wrong rewrites and refusals")
+    parser.add_argument("--history", action="store_true", help=f"only the figures of the first rewrite ({FIRST})")
     args = parser.parse_args()
+    if args.history:
+        history()
+        return
     earlier = letters_at(args.before) if args.before else None
     data = datasets()
     head = ["analyses", "n", "rewrites"]
