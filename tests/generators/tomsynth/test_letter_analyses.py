@@ -25,8 +25,8 @@ from tombench.generators.tomsynth.letters import (
 from tombench.generators.tomsynth.qc import _move_answer, analysis_check, run_qc
 
 ROWS = load()
-ISSUE_MAPPING = {"A": "C", "B": "A", "C": "B", "D": "D"}
-#: (analysis, key, the earlier rewrite's output under ISSUE_MAPPING): each leaves a letter behind or moves the
+MAPPING = {"A": "C", "B": "A", "C": "B", "D": "D"}
+#: (analysis, key, the earlier rewrite's output under MAPPING): each leaves a letter behind or moves the
 #: article, and the result names another option than the moved key
 EARLIER = (
     ("Clearly B is correct. A and C are wrong.", "B", "Clearly B is correct. C and B are wrong."),
@@ -52,8 +52,8 @@ def test_no_wrong_rewrite_under_any_permutation(part: str) -> None:
     assert t.refused <= 0.02 * t.rewrites, (t.refused, [rows[n].text() for n in sorted(t.refused_analyses)])
 
 
-def test_the_issue_patterns_move_with_their_options() -> None:
-    assert [remap_letters(s, ISSUE_MAPPING) for s in (
+def test_sentence_adverbs_prepositions_possessives_and_the_article_are_read_right() -> None:
+    assert [remap_letters(s, MAPPING) for s in (
         "Clearly B is correct.", "In A, Tom errs.", "Option A's reasoning fails.", "A reader's guess is B.",
         "Similarly C fails. Overall B holds. Obviously B. Here A is right.", "A lot depends on it. I think B.",
         "Choose C.", "B's reasoning is off.",
@@ -66,12 +66,12 @@ def test_the_issue_patterns_move_with_their_options() -> None:
 
 @pytest.mark.parametrize(("text", "key", "earlier"), EARLIER)
 def test_the_check_flags_the_earlier_rewrite_and_passes_todays(text: str, key: str, earlier: str) -> None:
-    moved_key = ISSUE_MAPPING[key]
-    assert rewrite_contradicts(text, earlier, ISSUE_MAPPING, moved_key)
-    assert not rewrite_contradicts(text, remap_letters(text, ISSUE_MAPPING), ISSUE_MAPPING, moved_key)
+    moved_key = MAPPING[key]
+    assert rewrite_contradicts(text, earlier, MAPPING, moved_key)
+    assert not rewrite_contradicts(text, remap_letters(text, MAPPING), MAPPING, moved_key)
 
 
-def test_stage2_check_flags_the_issue_example() -> None:
+def test_stage2_check_flags_a_sentence_adverb_letter_left_behind() -> None:
     item = make_item(0, answer="B", analysis="Clearly B is correct: Ann never saw the move. A and C are wrong.")
     moved = _move_answer(item, "A")
     assert moved.analysis == "Clearly A is correct: Ann never saw the move. B and C are wrong."
@@ -113,7 +113,7 @@ def test_an_unreadable_letter_is_refused_not_guessed() -> None:
     text = "A confused Tom would look in the box, so B is correct."
     assert [r.letter for r in unreadable_letters(text)] == ["A"]
     with pytest.raises(UnreadableLetters):
-        remap_letters(text, ISSUE_MAPPING)
+        remap_letters(text, MAPPING)
     assert remap_letters(text, {"A": "A", "B": "C", "C": "B", "D": "D"}) == (
         "A confused Tom would look in the box, so C is correct.")  # the unsure letter does not move
 
