@@ -174,8 +174,9 @@ def _report_table(report: dict[str, Any]) -> Table:
     table.add_row("length bias", str(lb["removed"]), f"{lb['removed_pct']:.2f}",
                   f"correct option the longest in {lb['longest_correct_pct_before']:.1f}%; "
                   f"cap {lb['max_longest_correct_pct']:g}%")
-    table.add_row("2 answer balancing", "0", "0.00",
-                  f"reordered {s2['reordered']}; keys {_keys(s2['answers_before'])} -> {_keys(s2['answers_after'])}")
+    table.add_row("2 answer balancing", str(s2["unreadable_dropped"]), f"{s2['unreadable_dropped_pct']:.2f}",
+                  f"reordered {s2['reordered']}; keys {_keys(s2['answers_before'])} -> {_keys(s2['answers_after'])}; "
+                  f"dropped {s2['unreadable_dropped']} whose analysis letters cannot be read")
     table.add_row("3 cross-model verification", str(s3["removed"]), f"{s3['removed_pct']:.2f}",
                   ", ".join(f"{k}={v}" for k, v in sorted(s3["judgments"].items())))
     table.add_row("length bias + balancing again", str(lb["removed_after_stage3"]), "",

@@ -112,7 +112,7 @@ def _coverage(items: Sequence[Item], spaces: Sequence[str]) -> list[str]:
 def _quality_control(qc_report: dict) -> list[str]:
     """What each QC stage removed or reordered, from `tombench tomsynth qc`'s report."""
     s1, s3 = qc_report.get("stage1", {}), qc_report.get("stage3", {})
-    lb = qc_report.get("length_bias", {})
+    lb, s2 = qc_report.get("length_bias", {}), qc_report.get("stage2", {})
     return [
         "## Quality control",
         "",
@@ -121,7 +121,9 @@ def _quality_control(qc_report: dict) -> list[str]:
         f"- length bias: correct option the strictly longest in {lb.get('longest_correct_pct_before')}% of "
         f"items; removed {lb.get('removed')} + {lb.get('removed_after_stage3')} to cap it at "
         f"{lb.get('max_longest_correct_pct')}%",
-        f"- stage 2 (answer balancing) reordered: {qc_report.get('stage2', {}).get('reordered')}",
+        f"- stage 2 (answer balancing) reordered: {s2.get('reordered')}"
+        + (f"; dropped {s2['unreadable_dropped']} whose analysis letters cannot be read"
+           if s2.get("unreadable_dropped") else ""),
         f"- stage 3 (cross-model verification) removed: {s3.get('removed')} ({s3.get('removed_pct')}%)",
         f"- balanced again after stage 3: reordered {qc_report.get('final_balance', {}).get('reordered')}",
         f"- output: {qc_report.get('output')} (correct option the longest in "

@@ -33,7 +33,12 @@ from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
 
 from tombench.generators.tomsynth._calls import attempt_caches
 from tombench.generators.tomsynth.items import LETTERS, Item, append_jsonl, read_jsonl
-from tombench.generators.tomsynth.letters import analysis_verdict, claims_follow, remap_letters
+from tombench.generators.tomsynth.letters import (
+    analysis_verdict,
+    remap_letters,
+    rewrite_contradicts,
+    unreadable_letters,
+)
 from tombench.generators.tomsynth.parsing import JUDGMENTS, parse_verdict
 from tombench.generators.tomsynth.prompts import verification_prompt
 from tombench.kit.calls import ask_until_parsed
@@ -42,6 +47,7 @@ __all__ = [
     "Stage1Limits",
     "check_item",
     "stage1_format",
+    "stage2_readable",
     "stage2_balance",
     "answer_distribution",
     "longest_is_correct_pct",
@@ -194,13 +200,15 @@ def _moves(before: Item, after: Item) -> dict[str, str]:
 def analysis_check(items: Sequence[Item], before: Sequence[Item] | None = None) -> dict[str, Any]:
     """How many analyses name their key (`letters.analysis_verdict`): consistent, contradicting (ids kept) and
     unchecked (no claim to read). With `before` (the same items before stage 2), an analysis also contradicts when
-    its claims did not move with the options (`letters.claims_follow`). Run before and after stage 2 and on the
+    its claims did not move with the options or its letters, read afresh, are not the old ones moved
+    (`letters.rewrite_contradicts`). Run before and after stage 2 and on the
     output, so a remap that breaks an analysis shows as a contradiction that was not there before."""
     counts: Counter[str] = Counter()
     contradicting = []
     for n, item in enumerate(items):
         verdict = analysis_verdict(item.analysis, item.answer)
-        if before is not None and not claims_follow(before[n].analysis, item.analysis, _moves(before[n], item)):
+        if before is not None and rewrite_contradicts(before[n].analysis, item.analysis, _moves(before[n], item),
+                                                      item.answer):
             verdict = "contradicts"
         counts[verdict] += 1
         if verdict == "contradicts":
@@ -213,9 +221,23 @@ def analysis_check(items: Sequence[Item], before: Sequence[Item] | None = None) 
     }
 
 
+def stage2_readable(items: Sequence[Item]) -> tuple[list[Item], list[str]]:
+    """The items whose analysis letters can all be read with confidence, and the ids of the others (dropped and
+    counted: an analysis with a letter that may be the article or an option, "A confused Tom ...", would be
+    rewritten by guess if its options moved; `letters.unreadable_letters`)."""
+    kept, dropped = [], []
+    for item in items:
+        if unreadable_letters(item.analysis):
+            dropped.append(item.id)
+        else:
+            kept.append(item)
+    return kept, dropped
+
+
 def _move_answer(item: Item, target: str) -> Item:
     """Put the correct option at `target`, the distractors keep their relative order in the other slots; the
-    analysis's letter references follow the options."""
+    analysis's letter references follow the options (`letters.UnreadableLetters` when one cannot be read with
+    confidence: `stage2_readable` drops those items first)."""
     original = item.original_answer or item.answer
     if item.answer == target:
         return replace(item, original_answer=original)
@@ -325,6 +347,8 @@ class QCReport:
     length_removed: int = 0  # before verification
     length_removed_after: int = 0  # after verification (what stage 3 kept can be more lopsided)
     stage2_reordered: int = 0
+    #: items dropped before stage 2 because their analysis has a letter that cannot be read with confidence
+    stage2_unreadable: list[str] = field(default_factory=list)
     answers_before: dict[str, int] = field(default_factory=dict)
     answers_after: dict[str, int] = field(default_factory=dict)
     stage3_removed: int = 0
@@ -343,7 +367,8 @@ class QCReport:
         return 100.0 * part / whole if whole else 0.0
 
     def to_dict(self) -> dict[str, Any]:
-        verified = self.input - self.stage1_removed - self.length_removed
+        balanced = self.input - self.stage1_removed - self.length_removed
+        verified = balanced - len(self.stage2_unreadable)
         return {
             "input": self.input,
             "stage1": {
@@ -360,6 +385,9 @@ class QCReport:
             },
             "stage2": {
                 "reordered": self.stage2_reordered,
+                "unreadable_dropped": len(self.stage2_unreadable),
+                "unreadable_dropped_pct": round(self.pct(len(self.stage2_unreadable), balanced), 2),
+                "unreadable_ids": self.stage2_unreadable,
                 "answers_before": self.answers_before,
                 "answers_after": self.answers_after,
             },
@@ -401,6 +429,7 @@ async def run_qc(
     kept, length_removed = length_balance(kept, max_longest_correct_pct)
     report.length_removed = len(length_removed)
 
+    kept, report.stage2_unreadable = stage2_readable(kept)
     report.answers_before = answer_distribution(kept)
     report.analysis_before = analysis_check(kept)
     balanced = stage2_balance(kept, random.Random(seed))
