@@ -23,16 +23,13 @@ import random
 from collections.abc import Callable
 
 from tombench.dsl.action_sets import PEEKING
-from tombench.dsl.deferred import belief_free
 from tombench.dsl.sampler import (
-    _NO_TYPES,
     MAX_FAILED_STEPS,
+    NO_TYPES,
     Conditions,
     _extend,
-    _kinds_of,
-    _record,
-    _static_cache,
     doomed_now,
+    record,
 )
 from tombench.dsl.story import Story
 
@@ -66,18 +63,18 @@ class Rollouts:
         self.story = story
         self.cond = conditions
         self.allowed = conditions.aset.allowed
-        self.kinds = _kinds_of(self.allowed)
+        self.kinds = conditions.kinds
         self.limit = math.inf if max_actions is None else max_actions
         self.skip_doomed = skip_doomed
-        self.defer = belief_free(self.allowed)
+        self.defer = conditions.defer
         #: the root is finished already (or no action may be added): every rollout is a plain copy, nothing drawn
         self.done = conditions.finished(story) or self.limit <= 0
-        self.doomed = doomed_now(story, conditions) if skip_doomed else _NO_TYPES
+        self.doomed = doomed_now(story, conditions) if skip_doomed else NO_TYPES
         #: by type index, built on the type's first draw
         self._first: list[_First | None] = [None] * len(self.allowed)
         #: (type index, argument tuple) -> (the root with that action applied, whether that child is finished)
         self._children: dict[tuple[int, tuple], tuple[Story, bool]] = {}
-        self._cache = _static_cache(story.context)
+        self._cache = story.context.memo.static
 
     def draw(self, rng: random.Random) -> Story | int:
         """One rollout: a new story, or with `skip_doomed` the length of a never-desired one (see the class)."""
@@ -159,7 +156,7 @@ class Rollouts:
     def _child(self, i: int, args: tuple) -> tuple[Story, bool]:
         """The root with action (type i, args) applied, and whether it is finished (built once per batch)."""
         child = self.story.copy(defer_beliefs=self.defer)
-        child._commit(_record(self.allowed[i], self.kinds[i].build, args))
+        child._commit(record(self.story.context, self.allowed[i], self.kinds[i].build, args))
         hit = self._children[(i, args)] = (child, self.cond.finished(child))
         return hit
 

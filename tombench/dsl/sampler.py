@@ -11,7 +11,7 @@ import math
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property
 from itertools import groupby, product
 from operator import itemgetter
 from typing import NamedTuple
@@ -27,13 +27,12 @@ from tombench.dsl.actions import (
     TellPrivate,
     TellPublic,
     UpdateObjectState,
-    action_name,
 )
 from tombench.dsl.context import DEFAULT_CONTEXT, Context
 from tombench.dsl.deferred import belief_free
 from tombench.dsl.state import EMPTY_STORE, State
 from tombench.dsl.story import Story
-from tombench.dsl.tracker import Step, _told_changes
+from tombench.dsl.tracker import Step, told_changes
 from tombench.dsl.values import CONTAINER, ROOM, TOPIC, Key, Value
 
 __all__ = [
@@ -52,12 +51,6 @@ __all__ = [
 MAX_FAILED_STEPS = 50
 
 
-#: restricted contexts by (context identity, people, rooms, containers), each with the context it restricts (which
-#: keeps that identity taken while the entry lives): `random_story` restricts its context on every try, and
-#: `Context.restrict` validates every name again, a quarter of the CPU of a random story (issue #28)
-_RESTRICTED: dict[tuple[int, int, int, int], tuple[Context, Context]] = {}
-
-
 def setting_context(context: Context, setting: Setting, rng: random.Random) -> Context:
     """The names a setting's story may use: the first p people, m containers, r rooms (§6).
 
@@ -68,33 +61,14 @@ def setting_context(context: Context, setting: Setting, rng: random.Random) -> C
         containers = tuple(rng.sample(context.containers, min(setting.moves, len(context.containers))))
         rooms = tuple(rng.sample(context.rooms, min(setting.rooms, len(context.rooms))))
         return context._replace_unchecked(people=people, rooms=rooms, containers=containers)
-    key = (id(context), setting.people, setting.rooms, setting.moves)
-    hit = _RESTRICTED.get(key)
-    if hit is not None and hit[0] is context:
-        return hit[1]
-    out = context.restrict(people=setting.people, rooms=setting.rooms, containers=setting.moves)
-    if len(_RESTRICTED) >= 4096:
-        _RESTRICTED.clear()
-    _RESTRICTED[key] = (context, out)
+    # remembered by the context (`Context.memo`): `random_story` restricts its context on every try, and
+    # `Context.restrict` validates every name again, a quarter of the CPU of a random story
+    memo = context.memo.restricted
+    key = (setting.people, setting.rooms, setting.moves)
+    out = memo.get(key)
+    if out is None:
+        out = memo[key] = context.restrict(people=setting.people, rooms=setting.rooms, containers=setting.moves)
     return out
-
-
-#: `action_name` by record identity, with the record (which keeps the identity taken): the structural test reads the
-#: name of every step of the story after each action of a rollout once imp = m, and the sampler's records are
-#: memoised (`_record`), so the same few records come back again and again; the name costs several lookups (issue #28)
-_NAMES: dict[int, tuple[Action, str]] = {}
-
-
-def _name_of(a: Action) -> str:
-    """`action_name(a)`, memoised by identity."""
-    hit = _NAMES.get(id(a))
-    if hit is not None and hit[0] is a:
-        return hit[1]
-    if len(_NAMES) >= 50000:
-        _NAMES.clear()
-    name = action_name(a)
-    _NAMES[id(a)] = (a, name)
-    return name
 
 
 @dataclass(frozen=True)
@@ -108,6 +82,28 @@ class Conditions:
     def of(cls, setting: Setting) -> Conditions:
         return cls(setting, action_set(setting.story_type))
 
+    # What follows is computed once per Conditions (a frozen value, so it cannot go stale): a search or a
+    # `random_story` call draws many rollouts with one Conditions.
+
+    @cached_property
+    def kinds(self) -> tuple[Kind, ...]:
+        """The sampler's handling of each allowed type, in `aset.allowed` order."""
+        return tuple(kind_of(name) for name in self.aset.allowed)
+
+    @cached_property
+    def doomed_sets(self) -> tuple[frozenset[str], ...]:
+        """`doomed_types` of the allowed types."""
+        return doomed_types(self.aset.allowed)
+
+    @cached_property
+    def defer(self) -> bool:
+        """Rollouts of this action set defer their beliefs (`tombench.dsl.deferred.belief_free`)."""
+        return belief_free(self.aset.allowed)
+
+    def __getstate__(self) -> dict[str, object]:
+        """The fields only: the cached values hold the sampler's functions, rebuilt on first use."""
+        return {"setting": self.setting, "aset": self.aset}
+
     def counts(self, s: Story) -> tuple[int, int, int, int]:
         """(important, differentiating, modified, sentences)."""
         return s.num_important, self.count_differentiating(s.steps), s.num_modified, len(s)
@@ -117,7 +113,7 @@ class Conditions:
         diff_names = self.aset.differentiating
         diff = 0
         for x in steps:
-            if _name_of(x.action) in diff_names:
+            if x.action.name in diff_names:
                 diff += 1
         return diff
 
@@ -132,7 +128,7 @@ class Conditions:
             return False
         diff_names = self.aset.differentiating
         for x in s.steps:  # a loop, not any(generator): this runs after most actions once imp = m
-            if _name_of(x.action) in diff_names:
+            if x.action.name in diff_names:
                 return True
         return False
 
@@ -162,16 +158,25 @@ class Conditions:
         return imp == moves and self.structural(s)
 
 
-@lru_cache(maxsize=4096)
-def _modifier_options(actor: str, W: tuple[str, ...], people: tuple[str, ...]) -> tuple[Modifiers, ...]:
+def modifier_options(context: Context, actor: str, W: tuple[str, ...]) -> tuple[Modifiers, ...]:
     """Every single-peeker / single-distracted modifier of an action by `actor` witnessed by `W` (§4.7).
 
     Each option passes `_check_modifiers` against the same `W` by construction: the peeker is a context person who is
     neither the actor nor a witness, the distracted person is a witness other than the actor.
 
-    Cached: the options are a pure function of the three name tuples, and a rollout asks for the same few
-    (actor, witnesses) over and over (every actor/listener of every modified type drawn, in every state).
+    Remembered by the context (`Context.memo`): the options are a pure function of the names, and a rollout asks for
+    the same few (actor, witnesses) over and over (every actor/listener of every modified type drawn, in every state).
     """
+    memo = context.memo.modifier_options
+    key = (actor, W)
+    opts = memo.get(key)
+    if opts is None:
+        opts = memo[key] = _modifier_options(actor, W, context.people)
+    return opts
+
+
+def _modifier_options(actor: str, W: tuple[str, ...], people: tuple[str, ...]) -> tuple[Modifiers, ...]:
+    """`modifier_options`, computed."""
     opts: list[Modifiers] = []
     ks = []
     for k in people:
@@ -250,7 +255,8 @@ def _location_tells(prop: str, private: bool, modified: bool = False) -> Enumera
     """
 
     def enumerate_tells(story: Story) -> list[tuple]:
-        people = story.context.people
+        ctx = story.context
+        people = ctx.people
         st = story.state
         fos = st.fo
         w = st.world
@@ -272,7 +278,7 @@ def _location_tells(prop: str, private: bool, modified: bool = False) -> Enumera
                     if q == p:
                         continue
                     if modified:
-                        opts = _modifier_options(p, (p, q), people)
+                        opts = modifier_options(ctx, p, (p, q))
                         for k, v in facts:
                             for K, D in opts:
                                 out.append((p, q, k, v, K, D))
@@ -283,7 +289,7 @@ def _location_tells(prop: str, private: bool, modified: bool = False) -> Enumera
                 r = w.get((p, ROOM))
                 if type(r) is not str:  # not in a room: every tuple of this speaker would be rejected, none is offered
                     continue
-                opts = _modifier_options(p, tuple(st.people_in(r)), people)
+                opts = modifier_options(ctx, p, tuple(st.people_in(r)))
                 for k, v in facts:
                     for K, D in opts:
                         out.append((p, k, v, K, D))
@@ -338,7 +344,8 @@ def _hopeless_public_tells(prop: str, modified: bool) -> Callable[[Story], int |
         st = story.state
         if prop == CONTAINER and not st.containers_seen:  # `_hopeless_without_container_facts`
             return 0
-        people = story.context.people
+        ctx = story.context
+        people = ctx.people
         fos = st.fo
         w = st.world
         n = 0
@@ -359,7 +366,7 @@ def _hopeless_public_tells(prop: str, modified: bool) -> Callable[[Story], int |
             W = st.people_in(r)
             if len(W) >= 2 and _anyone_would_learn(st, W, facts):
                 return None
-            n += len(facts) * (len(_modifier_options(p, tuple(W), people)) if modified else 1)
+            n += len(facts) * (len(modifier_options(ctx, p, tuple(W))) if modified else 1)
         return n
 
     return hopeless
@@ -452,7 +459,7 @@ def _with_modifiers(base: Enumerator, private: bool) -> Enumerator:
     def enumerate_modified(story: Story) -> list[tuple]:
         st = story.state
         w = st.world
-        people = story.context.people
+        ctx = story.context
         out: list[tuple] = []
         for who, run in groupby(base(story), key=group):
             if private:
@@ -463,7 +470,7 @@ def _with_modifiers(base: Enumerator, private: bool) -> Enumerator:
                 if type(r) is not str:  # not in a room: every tuple of this actor would be rejected, none is offered
                     continue
                 W = tuple(st.people_in(r))
-            opts = _modifier_options(actor, W, people)
+            opts = modifier_options(ctx, actor, W)
             out += [(*args, K, D) for args in run for K, D in opts]
         return out
 
@@ -601,7 +608,7 @@ def _learners(st: State, W: list[str], slot: Key, value: str) -> tuple[str, ...]
     for x in W:
         for b in W:
             store = fo.get(x, EMPTY_STORE) if b == x else so.get((x, b), EMPTY_STORE)
-            if _told_changes(store, e, prop, value):
+            if told_changes(store, e, prop, value):
                 out.append(x)
                 break
     return tuple(out)
@@ -652,7 +659,7 @@ def _public_fact(p: str, slot: Key, value: str, *mods: tuple[str, ...]) -> TellP
     return TellPublic(p, Fact(slot[0], slot[1], value), *mods)
 
 
-class _Kind(NamedTuple):
+class Kind(NamedTuple):
     """How the sampler handles one action type: enumerate tuples, test them fast, build the record of one."""
 
     build: Callable[..., Action]
@@ -668,38 +675,38 @@ class _Kind(NamedTuple):
     hopeless: Callable[[Story], int | None] | None = None
 
 
-_BASE_KINDS: dict[str, _Kind] = {
-    "enter_room": _Kind(EnterRoom, _enter_room, _valid_enter_room, True, False),
-    "leave_room": _Kind(LeaveRoom, _leave_room, _valid_leave_room, False, False),
-    "move_object_container": _Kind(
+_BASE_KINDS: dict[str, Kind] = {
+    "enter_room": Kind(EnterRoom, _enter_room, _valid_enter_room, True, False),
+    "leave_room": Kind(LeaveRoom, _leave_room, _valid_leave_room, False, False),
+    "move_object_container": Kind(
         MoveObjectContainer, _move_object_container, _valid_move_object_container, True,
         hopeless=_hopeless_move_object_container,
     ),
-    "update_object_state": _Kind(
+    "update_object_state": Kind(
         UpdateObjectState, _update_object_state, _valid_update_object_state, True,
         hopeless=_hopeless_update_object_state,
     ),
-    "move_object_room": _Kind(
+    "move_object_room": Kind(
         MoveObjectRoom, _move_object_room, _valid_move_object_room, True, False, hopeless=_hopeless_move_object_room
     ),
-    "privately_tell_about_abstract_topic": _Kind(
+    "privately_tell_about_abstract_topic": Kind(
         TellPrivate, _tell_private_topic, _valid_tell_private_topic, True, hopeless=_hopeless_without_topics
     ),
-    "publicly_tell_about_abstract_topic": _Kind(
+    "publicly_tell_about_abstract_topic": Kind(
         TellPublic, _tell_public_topic, _valid_tell_public_topic, True, hopeless=_hopeless_public_topics(False)
     ),
-    "privately_tell_about_object_container_location": _Kind(
+    "privately_tell_about_object_container_location": Kind(
         _private_fact, _location_tells(CONTAINER, private=True), _valid_tell_private_fact, False,
         hopeless=_hopeless_without_container_facts,
     ),
-    "publicly_tell_about_object_container_location": _Kind(
+    "publicly_tell_about_object_container_location": Kind(
         _public_fact, _location_tells(CONTAINER, private=False), _valid_tell_public_fact, False,
         validator=_public_fact_validator, hopeless=_hopeless_public_tells(CONTAINER, modified=False),
     ),
-    "privately_tell_about_object_room_location": _Kind(
+    "privately_tell_about_object_room_location": Kind(
         _private_fact, _location_tells(ROOM, private=True), _valid_tell_private_fact, False
     ),
-    "publicly_tell_about_object_room_location": _Kind(
+    "publicly_tell_about_object_room_location": Kind(
         _public_fact, _location_tells(ROOM, private=False), _valid_tell_public_fact, False,
         validator=_public_fact_validator, hopeless=_hopeless_public_tells(ROOM, modified=False),
     ),
@@ -721,7 +728,7 @@ _MODIFIED_HOPELESS: dict[str, Callable[[Story], int | None]] = {
     "privately_tell_about_abstract_topic": _hopeless_without_topics,
     "publicly_tell_about_abstract_topic": _hopeless_public_topics(True),
 }
-_KINDS: dict[str, _Kind] = {
+_KINDS: dict[str, Kind] = {
     **_BASE_KINDS,
     **{
         name + PEEKING: k._replace(
@@ -735,17 +742,11 @@ _KINDS: dict[str, _Kind] = {
 }
 
 
-def _kind(name: str) -> _Kind:
+def kind_of(name: str) -> Kind:
     kind = _KINDS.get(name)
     if kind is None:
         raise ValueError(f"unknown action type {name!r}")
     return kind
-
-
-@lru_cache(maxsize=64)
-def _kinds_of(allowed: tuple[str, ...]) -> tuple[_Kind, ...]:
-    """The kinds of the allowed types of an action set, in order (cached: a story draws several rollouts)."""
-    return tuple(_kind(name) for name in allowed)
 
 
 #: the sampler types whose every action is important (`story._is_important`: moves, state changes, abstract-topic
@@ -756,11 +757,10 @@ _IMPORTANT_TYPES = frozenset(
                  "privately_tell_about_abstract_topic", "publicly_tell_about_abstract_topic")
     for suffix in ("", PEEKING)
 )
-_NO_TYPES: frozenset[str] = frozenset()
+NO_TYPES: frozenset[str] = frozenset()
 
 
-@lru_cache(maxsize=64)
-def _doomed_types(allowed: tuple[str, ...]) -> tuple[frozenset[str], ...]:
+def doomed_types(allowed: tuple[str, ...]) -> tuple[frozenset[str], ...]:
     """The allowed types any of whose actions would make a story never-desired, for each of the four states of
     (imp >= m, a modifier would be a second one or overflow the sentences), indexed by 2 * the first + the second.
 
@@ -769,33 +769,28 @@ def _doomed_types(allowed: tuple[str, ...]) -> tuple[frozenset[str], ...]:
     """
     important = frozenset(name for name in allowed if name in _IMPORTANT_TYPES)
     modified = frozenset(name for name in allowed if name.endswith(PEEKING))
-    return _NO_TYPES, modified, important, important | modified
+    return NO_TYPES, modified, important, important | modified
 
 
 
 def doomed_now(s: Story, conditions: Conditions) -> frozenset[str]:
-    """The allowed types any of whose actions would make `s` never-desired now (`_doomed_types`' four states)."""
+    """The allowed types any of whose actions would make `s` never-desired now (`doomed_types`' four states)."""
     setting = conditions.setting
-    sets = _doomed_types(conditions.aset.allowed)
+    sets = conditions.doomed_sets
     return sets[2 * (s._imp >= setting.moves) + (s._mods >= 1 or s._length > setting.max_sentences - 2)]
 
-#: the records built so far, by type and argument tuple: a record is immutable, so stories may share one, and a
-#: rollout applies the same few actions again and again (the lookahead's 50 rollouts from one story); building a
-#: frozen record (a told fact is two) costs several times the lookup (issue #28)
-_RECORDS: dict[str, dict[tuple, Action]] = {}
-#: records kept per type before its memo starts again (about 300 bytes each)
-_RECORDS_PER_TYPE = 20000
+def record(context: Context, name: str, build: Callable[..., Action], args: tuple) -> Action:
+    """`build(*args)`, the record of type `name`, one per argument tuple of the context (`Context.memo`).
 
-
-def _record(name: str, build: Callable[..., Action], args: tuple) -> Action:
-    """`build(*args)`, memoised per type."""
-    memo = _RECORDS.get(name)
+    A record is immutable, so stories may share one, and a rollout applies the same few actions again and again
+    (the lookahead's 50 rollouts from one story); building a frozen record (a told fact is two) costs several times
+    the lookup."""
+    records = context.memo.records
+    memo = records.get(name)
     if memo is None:
-        memo = _RECORDS[name] = {}
+        memo = records[name] = {}
     a = memo.get(args)
     if a is None:
-        if len(memo) >= _RECORDS_PER_TYPE:
-            memo.clear()
         a = memo[args] = build(*args)
     return a
 
@@ -806,18 +801,18 @@ _DOOMED = object()
 
 def candidate_actions(story: Story, name: str) -> list[Action]:
     """Every argument tuple of action type `name` in context order (validity is checked by the caller)."""
-    kind = _kind(name)
+    kind = kind_of(name)
     return [kind.build(*args) for args in kind.enumerate(story)]
 
 
 def candidate_tuples(story: Story, name: str) -> list[tuple]:
     """The argument tuples behind `candidate_actions(story, name)`, same order (for tests of `fast_valid`)."""
-    return _kind(name).enumerate(story)
+    return kind_of(name).enumerate(story)
 
 
 def fast_valid(story: Story, name: str, args: tuple) -> bool:
     """`check(story.state, record) is None` for a tuple that `candidate_tuples(story, name)` returned."""
-    return _kind(name).valid(story.state, args)
+    return kind_of(name).valid(story.state, args)
 
 
 def sample_action(
@@ -839,17 +834,17 @@ def sample_action(
     name = allowed[int(rng.random() * len(allowed))]
     if exhausted is not None and name in exhausted:
         return None
-    return _sample_of_type(story, name, _kind(name), rng.random, exhausted, cache)
+    return _sample_of_type(story, name, kind_of(name), rng.random, exhausted, cache)
 
 
 def _sample_of_type(
     story: Story,
     name: str,
-    kind: _Kind,
+    kind: Kind,
     rand: Callable[[], float],
     exhausted: set[str] | None,
     cache: dict[str, list[tuple]] | None,
-    doomed: frozenset[str] = _NO_TYPES,
+    doomed: frozenset[str] = NO_TYPES,
 ) -> Step | None | object:
     """The part of `sample_action` after the type is drawn (and found not exhausted); `rand` is `rng.random`.
 
@@ -885,7 +880,7 @@ def _sample_of_type(
             if name in doomed:
                 return _DOOMED
             # valid == (check is None): checking again would be redundant
-            step = story._commit(_record(name, build, args))
+            step = story._commit(record(story.context, name, build, args))
             if exhausted:
                 exhausted.clear()
             return step
@@ -914,7 +909,7 @@ def rollout(
     random numbers, same desired stories. For callers that keep only desired rollouts.
     """
     # an action set without tells never reads a belief while drawing: defer them (see `tombench.dsl.deferred`)
-    defer = belief_free(conditions.aset.allowed)
+    defer = conditions.defer
     if copy:
         s = story.copy(defer_beliefs=defer)
     else:
@@ -936,23 +931,6 @@ def rollout(
     return s
 
 
-#: the static candidate tuples by type, per context (with the context, which keeps its identity taken): they depend
-#: on the context alone, and the search draws thousands of rollouts over a few contexts
-_STATIC: dict[int, tuple[Context, dict[str, list[tuple]]]] = {}
-
-
-def _static_cache(context: Context) -> dict[str, list[tuple]]:
-    """The `cache` of `_sample_of_type` for `context`, shared by every rollout over it."""
-    hit = _STATIC.get(id(context))
-    if hit is not None and hit[0] is context:
-        return hit[1]
-    if len(_STATIC) >= 1024:
-        _STATIC.clear()
-    cache: dict[str, list[tuple]] = {}
-    _STATIC[id(context)] = (context, cache)
-    return cache
-
-
 def _extend(
     s: Story,
     conditions: Conditions,
@@ -970,19 +948,19 @@ def _extend(
     that way (a second modified action), and applying the action costs more than drawing it.
     """
     allowed = conditions.aset.allowed
-    kinds = _kinds_of(allowed)
+    kinds = conditions.kinds
     n_allowed = len(allowed)
     if skip_doomed:
-        doomed_sets = _doomed_types(allowed)
+        doomed_sets = conditions.doomed_sets
         moves = conditions.setting.moves
         near_limit = conditions.setting.max_sentences - 2  # a modified action (2 sentences) from here overflows
         doomed = doomed_now(s, conditions)
     else:
-        doomed = _NO_TYPES
+        doomed = NO_TYPES
     failures = 0
     added = 0
     exhausted: set[str] = set()
-    cache = _static_cache(s.context)
+    cache = s.context.memo.static
     # `added` changes only with the story, so the limit is tested with the predicates
     done = finished(s) or added >= limit
     while not done:

@@ -26,7 +26,7 @@ from tombench.dsl.context import Context
 from tombench.dsl.deferred import WORLD_APPLY, DeferredState, deferred_copy
 from tombench.dsl.questions import Question, generate_questions
 from tombench.dsl.state import State
-from tombench.dsl.tracker import _APPLY, ActionRejected, Step, apply, check
+from tombench.dsl.tracker import APPLY, ActionRejected, Step, apply, check
 
 __all__ = ["Story", "STORY_SCHEMA_VERSION", "StoryError"]
 
@@ -106,7 +106,7 @@ class Story:
             step = world_effect(st, action, index)
         else:
             # (a tell or a subclass on a deferred state: the tracker's first read of a belief replays them)
-            effect = _APPLY.get(kind)  # `apply`, without its call: this runs for every sampled action
+            effect = APPLY.get(kind)  # `apply`, without its call: this runs for every sampled action
             step = apply(st, action, index) if effect is None else effect(st, action, index)
         self.steps.append(step)
         if step.modifier is None:  # Step.length, inlined: this runs for every sampled action
