@@ -1,4 +1,4 @@
-"""Many rollouts from one story, cheaper: the A* search's lookahead and neighbour batches (issue #28 point 2).
+"""Many rollouts from one story, cheaper: the A* search's lookahead and neighbour batches.
 
 Paper A* draws 50 lookahead rollouts from each evaluated story and 50n neighbour rollouts from each expanded one,
 about 45 rollouts per model call. Every rollout of such a batch starts in the same state, so everything its draws
@@ -6,10 +6,10 @@ read until its first applied action is the same for the whole batch: each type's
 are valid there (or that none can be: the hopeless test), and the child story that the drawn action gives. `Rollouts`
 computes each of these once per batch, on first use, and each rollout then draws its first action with the same
 random numbers as `rollout` but without testing a candidate, and starts from a copy of the cached child instead of a
-copy of the root with the action applied to it. From there the rollout is `rollout`'s loop (`sampler._extend`).
+copy of the root with the action applied to it. From there the rollout is `rollout`'s loop (`sampler.extend`).
 
 With `skip_doomed`, a drawn action that would make the story never-desired (N) is not applied and ends the rollout
-(see `sampler._extend`), with the same random numbers consumed: `draw` then returns the length in sentences the
+(see `sampler.extend`), with the same random numbers consumed: `draw` then returns the length in sentences the
 never-desired story would have had instead of a story. The lookahead reads only "desired?" and that length, the
 neighbours drop never-desired children, so neither changes; 30-40% of the search's rollouts end that way.
 
@@ -23,14 +23,9 @@ import random
 from collections.abc import Callable
 
 from tombench.dsl.action_sets import PEEKING
-from tombench.dsl.sampler import (
-    MAX_FAILED_STEPS,
-    NO_TYPES,
-    Conditions,
-    _extend,
-    doomed_now,
-    record,
-)
+from tombench.dsl.catalogue import NO_TYPES, record
+from tombench.dsl.conditions import Conditions, doomed_now
+from tombench.dsl.sampler import MAX_FAILED_STEPS, extend
 from tombench.dsl.story import Story
 
 __all__ = ["Rollouts"]
@@ -90,11 +85,11 @@ class Rollouts:
         s = child.copy()
         if finished or self.limit <= 1:
             return s
-        doomed = _extend(s, self.cond, rand, self.cond.finished, self.limit - 1, self.skip_doomed)
+        doomed = extend(s, self.cond, rand, self.cond.finished, self.limit - 1, self.skip_doomed)
         return s if doomed is None else doomed_length(s, doomed)
 
     def _first_action(self, rand: Callable[[], float]) -> tuple[Story, bool] | int | None:
-        """`_extend`'s draws up to the first valid action, in the root's state: its cached child (and whether that
+        """`extend`'s draws up to the first valid action, in the root's state: its cached child (and whether that
         is finished), the type's index if the action is doomed, or None after MAX_FAILED_STEPS failed draws.
 
         A type with a valid candidate at the root is never exhausted there; one without is, after its first draw
