@@ -17,7 +17,8 @@ tests/dsl/test_deferred.py pins both: same draws, same steps, same `snapshot()` 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from tombench.dsl.action_sets import PEEKING
@@ -191,10 +192,10 @@ def _move_object_room(st: State, a: MoveObjectRoom, idx: int) -> Step:
 
 
 #: the world effects of each belief-free record type (`Story._commit` uses them for a `DeferredState`)
-WORLD_APPLY: dict[type, Callable[[State, Any, int], Step]] = {
+WORLD_APPLY: Mapping[type, Callable[[State, Any, int], Step]] = MappingProxyType({
     EnterRoom: _enter_room,
     LeaveRoom: _leave_room,
     MoveObjectContainer: _move_object_container,
     UpdateObjectState: _update_object_state,
     MoveObjectRoom: _move_object_room,
-}
+})

@@ -8,6 +8,7 @@ story always reproduces every label.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from tombench.dsl.actions import (
@@ -42,9 +43,9 @@ class StoryError(ValueError):
 _ALWAYS_IMPORTANT = (MoveObjectContainer, UpdateObjectState, MoveObjectRoom)
 _TELLS = (TellPrivate, TellPublic)
 #: the importance of each exact record type, None for a tell (it depends on the topic): one lookup per sampled action
-_IMPORTANT_BY_TYPE: dict[type, bool | None] = {
+_IMPORTANT_BY_TYPE: Mapping[type, bool | None] = MappingProxyType({
     EnterRoom: False, LeaveRoom: False, **dict.fromkeys(_ALWAYS_IMPORTANT, True), **dict.fromkeys(_TELLS, None)
-}
+})
 
 
 def _is_important(a: Action) -> bool:

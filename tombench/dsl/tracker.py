@@ -7,8 +7,9 @@ person, room, topic or sentence), which is the transactional guarantee of §2.3.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from tombench.dsl.actions import (
@@ -438,7 +439,7 @@ def _check_tell_public(st: State, a: TellPublic) -> str | None:
 
 
 #: preconditions of each action record type (the same lookup as `APPLY`)
-_CHECK: dict[type, Callable[[State, Any], str | None]] = {
+_CHECK: Mapping[type, Callable[[State, Any], str | None]] = MappingProxyType({
     EnterRoom: _check_enter_room,
     LeaveRoom: _check_leave_room,
     MoveObjectContainer: _check_move_object_container,
@@ -446,7 +447,7 @@ _CHECK: dict[type, Callable[[State, Any], str | None]] = {
     MoveObjectRoom: _check_move_object_room,
     TellPrivate: _check_tell_private,
     TellPublic: _check_tell_public,
-}
+})
 
 
 def check(st: State, a: Action) -> str | None:
@@ -666,7 +667,7 @@ def _apply_tell_public(st: State, a: TellPublic, idx: int) -> Step:
 
 
 #: effects of each action record type (a dict lookup instead of a chain of isinstance tests)
-APPLY: dict[type, Callable[[State, Any, int], Step]] = {
+APPLY: Mapping[type, Callable[[State, Any, int], Step]] = MappingProxyType({
     EnterRoom: _apply_enter_room,
     LeaveRoom: _apply_leave_room,
     MoveObjectContainer: _apply_move_object_container,
@@ -674,7 +675,7 @@ APPLY: dict[type, Callable[[State, Any, int], Step]] = {
     MoveObjectRoom: _apply_move_object_room,
     TellPrivate: _apply_tell_private,
     TellPublic: _apply_tell_public,
-}
+})
 
 
 def apply(st: State, a: Action, index: int | None = None) -> Step:
