@@ -8,7 +8,8 @@ every story over the context shares them, and they go when the context goes. The
 names (a few people, rooms, objects, containers), so no entry is ever evicted.
 
 A memo never changes a result: each entry equals what computing it again gives. It is left out when a context is
-pickled (worker processes) or copied: the copy starts with an empty one.
+pickled (worker processes) or deep-copied: the copy starts with an empty one (a shallow copy, with the same names,
+shares it).
 """
 
 from __future__ import annotations
@@ -40,5 +41,5 @@ class ContextMemo:
         self.modifier_sentences: dict[tuple[tuple[str, ...], tuple[str, ...]], str | None] = {}
 
     def __reduce__(self) -> tuple[type[ContextMemo], tuple[()]]:
-        """Pickled and copied empty: a memo is cheap to refill and may hold thousands of records."""
+        """Pickled and deep-copied empty: a memo is cheap to refill and may hold thousands of records."""
         return (ContextMemo, ())
