@@ -92,3 +92,15 @@ def test_an_answer_memo_never_changes_a_verdict() -> None:
                                 story=story, memo=memo)
             assert kept == plain
     assert memo.values
+
+
+def test_a_records_kept_name_is_not_part_of_its_value() -> None:
+    import dataclasses
+
+    from tombench.dsl import Fact, TellPublic, action_name
+
+    a = TellPublic("Anne", Fact("apple", "container", "box"), ("Beth",), ())
+    assert [f.name for f in dataclasses.fields(a)] == ["actor", "topic", "peekers", "distracted"]
+    assert action_name(a) == a.name == "publicly_tell_about_object_container_location_peeking_distracted"
+    again = pickle.loads(pickle.dumps(a))
+    assert again == a and hash(again) == hash(a) and again.name == a.name
