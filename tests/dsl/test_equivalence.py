@@ -40,8 +40,8 @@ from tombench.dsl import (
     random_story,
 )
 from tombench.dsl.action_sets import PEEKING
+from tombench.dsl.catalogue import KINDS
 from tombench.dsl.sampler import (
-    _KINDS,
     MAX_FAILED_STEPS,
     candidate_actions,
     candidate_tuples,
@@ -54,7 +54,7 @@ from tombench.dsl.values import CONTAINER, ROOM, is_concrete
 
 from .test_properties import CTX, programs
 
-ALL_TYPES = sorted(_KINDS)
+ALL_TYPES = sorted(KINDS)
 
 
 def _assert_fast_valid_matches_check(story: Story) -> None:

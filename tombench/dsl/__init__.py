@@ -31,7 +31,7 @@ from tombench.dsl.actions import (
     action_name,
     action_to_dict,
 )
-from tombench.dsl.answers import AnswerType, Verdict, check_answer, extract_answer, normalise
+from tombench.dsl.answers import AnswerMemo, AnswerType, Verdict, check_answer, extract_answer, normalise
 from tombench.dsl.context import DEFAULT_CONTEXT, Context, ContextError, StateChange
 from tombench.dsl.parse import StoryParseError, parse_structure, split_sentences, tomi_question
 from tombench.dsl.prompting import SYSTEM_PROMPT, Prompt, build_prompt
@@ -50,6 +50,7 @@ __all__ = [
     "Action",
     "ActionRejected",
     "ActionSet",
+    "AnswerMemo",
     "AnswerType",
     "Conditions",
     "Context",

@@ -7,9 +7,10 @@ leaving; its *differentiating* actions are the ones a story needs at least one o
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import dataclass
-from functools import cache
 from itertools import product
+from types import MappingProxyType
 
 __all__ = [
     "ACTION_SETS",
@@ -35,7 +36,7 @@ _PRIV_ROOM = "privately_tell_about_object_room_location"
 _PUB_ROOM = "publicly_tell_about_object_room_location"
 
 # name -> (paper symbol, extra allowed actions, differentiating actions, rooms)
-_BASE: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], int]] = {
+_BASE: Mapping[str, tuple[str, tuple[str, ...], tuple[str, ...], int]] = MappingProxyType({
     "tomi": ("A1", (_MC,), (_MC,), 1),
     "tomi-object-state": ("A2", (_U,), (_U,), 1),
     "tomi+object-state": ("A3", (_MC, _U), (_MC, _U), 1),
@@ -55,7 +56,7 @@ _BASE: dict[str, tuple[str, tuple[str, ...], tuple[str, ...], int]] = {
     ),
     "fantom-private": ("A8", (_PRIV_TOPIC,), (_PRIV_TOPIC,), 1),
     "fantom-public": ("A9", (_PUB_TOPIC,), (_PUB_TOPIC,), 1),
-}
+})
 
 #: the 9 action sets, in the paper's order
 ACTION_SETS: tuple[str, ...] = tuple(_BASE)
@@ -78,13 +79,17 @@ class ActionSet:
     diff_weight: int
 
 
-@cache  # 18 story types; an ActionSet is immutable, so one shared instance per type is safe
 def action_set(story_type: str) -> ActionSet:
     """The action set of a story type such as "tomi+info-exchange+asymmetric". Raises ValueError if unknown."""
+    aset = _ACTION_SET.get(story_type)
+    if aset is None:
+        raise ValueError(f"unknown story type {story_type!r}; choose from: {', '.join(STORY_TYPES)}")
+    return aset
+
+
+def _build_action_set(story_type: str) -> ActionSet:
     asym = story_type.endswith("+asymmetric")
     base = story_type.removesuffix("+asymmetric")
-    if base not in _BASE:
-        raise ValueError(f"unknown story type {story_type!r}; choose from: {', '.join(STORY_TYPES)}")
     paper, extra, diff, rooms = _BASE[base]
     allowed = ("enter_room", "leave_room", *extra)
     if asym:
@@ -103,6 +108,10 @@ def action_set(story_type: str) -> ActionSet:
         rooms=rooms,
         diff_weight=5 if rooms == 2 else 1,
     )
+
+
+#: the action set of each of the 18 story types, built once: an ActionSet is immutable, so all share one instance
+_ACTION_SET: Mapping[str, ActionSet] = MappingProxyType({t: _build_action_set(t) for t in STORY_TYPES})
 
 
 @dataclass(frozen=True)

@@ -43,7 +43,27 @@ class Fact:
 Topic = str | Fact  # an abstract chit-chat topic, or a location fact
 
 
-class _Unmodified:
+class _Record:
+    """What every action record shares: its CLI `name` (`action_name`), computed on first read and kept.
+
+    The structural predicates read the name of every step of a story after nearly every sampled action, and
+    computing it costs several attribute reads and a string join. The name is kept in a slot, not a dataclass field:
+    it is not part of the record's value (equality, hashing, `dataclasses.fields`, pickling), and a record that
+    comes back from a pickle computes it again."""
+
+    __slots__ = ("_name",)
+
+    @property
+    def name(self) -> str:
+        try:
+            return self._name
+        except AttributeError:
+            name = _name_of(self)  # type: ignore[arg-type]
+            object.__setattr__(self, "_name", name)  # a frozen record: its name never changes
+            return name
+
+
+class _Unmodified(_Record):
     """Actions that take no modifier (semantics §3): no peekers, nobody distracted."""
 
     __slots__ = ()
@@ -72,7 +92,7 @@ class LeaveRoom(_Unmodified):
 
 
 @dataclass(frozen=True, slots=True)
-class MoveObjectContainer:
+class MoveObjectContainer(_Record):
     actor: str
     object: str
     container: str
@@ -82,7 +102,7 @@ class MoveObjectContainer:
 
 
 @dataclass(frozen=True, slots=True)
-class UpdateObjectState:
+class UpdateObjectState(_Record):
     actor: str
     object: str
     change: StateChange
@@ -100,7 +120,7 @@ class MoveObjectRoom(_Unmodified):
 
 
 @dataclass(frozen=True, slots=True)
-class TellPrivate:
+class TellPrivate(_Record):
     actor: str
     listener: str
     topic: Topic
@@ -110,7 +130,7 @@ class TellPrivate:
 
 
 @dataclass(frozen=True, slots=True)
-class TellPublic:
+class TellPublic(_Record):
     actor: str
     topic: Topic
     peekers: tuple[str, ...] = ()
@@ -133,6 +153,11 @@ def _tell_name(a: TellPrivate | TellPublic) -> str:
 
 def action_name(a: Action) -> str:
     """The CLI action name of a record (semantics §6), with `_peeking_distracted` when it carries a modifier."""
+    return a.name
+
+
+def _name_of(a: Action) -> str:
+    """`action_name`, computed (`_Record` keeps it as the record's `name`)."""
     if isinstance(a, (TellPrivate, TellPublic)):
         base = _tell_name(a)
     else:

@@ -19,16 +19,17 @@ Two modes:
     (`tombench.dsl.denials`, the rule every suite's reader shares).
 
 Everything here is a pure function of strings; see docs/answer-matching.md for the decisions and what they cost.
+A caller that checks many responses (the search) passes an `AnswerMemo`, which remembers the readings of repeated
+texts for as long as the caller keeps it.
 """
 
 from __future__ import annotations
 
-import functools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
-from typing import Literal
+from typing import Literal, TypeVar
 
 from tombench.dsl.denials import strip_denials
 
@@ -45,6 +46,7 @@ __all__ = [
     "answer_text",
     "extract_answer",
     "check_answer",
+    "AnswerMemo",
 ]
 
 YES = "yes"
@@ -53,6 +55,39 @@ KNOWS = "knows about it"
 DOES_NOT_KNOW = "does not know about it"
 
 CheckMode = Literal["strict", "substring"]
+_T = TypeVar("_T")
+
+
+class AnswerMemo:
+    """The readings of texts that come back again and again, for one caller: the search checks every question of a
+    story against the same story text and a story's questions share their candidates, a target's short replies repeat
+    ("yes", "the red box"), and the same question text comes back with the same candidates.
+
+    Each entry is what the function computes for its arguments (`remembered`), so a memo never changes a verdict. It
+    holds one entry per distinct text the caller checked, so it lives as long as the caller's run (a search's
+    `Evaluator` owns one); without one, nothing is remembered.
+    """
+
+    __slots__ = ("values",)
+
+    def __init__(self) -> None:
+        #: (function, *arguments) -> its value
+        self.values: dict[tuple, object] = {}
+
+
+#: a memo's "not there yet" (None is a value a function may return)
+_MISSING = object()
+
+
+def _remembered(memo: AnswerMemo | None, fn: Callable[..., _T], *args: object) -> _T:
+    """`fn(*args)`, looked up in `memo` first and kept there (computed each time without a memo)."""
+    if memo is None:
+        return fn(*args)
+    key = (fn, *args)
+    value = memo.values.get(key, _MISSING)
+    if value is _MISSING:
+        value = memo.values[key] = fn(*args)
+    return value  # type: ignore[return-value]
 
 
 class AnswerType(str, Enum):
@@ -153,12 +188,9 @@ _STORY_SENTENCE = re.compile(r"(?<=[.!?])\s+")
 _MIN_SPAN = 3
 
 
-@functools.lru_cache(maxsize=1024)
 def _story_spans(story: str) -> tuple[tuple[str, ...], ...]:
     """The story's sentences as token sequences (and each without its ", which is also located in ..." tail), longest
-    first: a response that copies one of them is restating the story, not answering.
-
-    Cached: the search checks every question of a story against the same text (issue #28)."""
+    first: a response that copies one of them is restating the story, not answering."""
     spans: set[tuple[str, ...]] = set()
     for sentence in _STORY_SENTENCE.split(story.strip()):
         toks = tuple(_tokens(sentence))
@@ -187,8 +219,9 @@ def _mask(tokens: list[str], spans: Sequence[tuple[str, ...]]) -> tuple[list[str
     return out, hit
 
 
-def answer_text(response: str, story: str = "", *, deny: bool = True) -> tuple[str, tuple[str, ...]]:
-    """The normalised part of `response` that can carry an answer, and what was set aside (issue #19).
+def answer_text(response: str, story: str = "", memo: AnswerMemo | None = None, *,
+                deny: bool = True) -> tuple[str, tuple[str, ...]]:
+    """The normalised part of `response` that can carry an answer, and what was set aside.
 
     In this order: a hedge anywhere ("I'm not sure", "I don't know", "it is unclear", "the story does not say")
     leaves nothing: the response did not commit to an answer, whatever it names afterwards. Then whole sentences are
@@ -201,21 +234,19 @@ def answer_text(response: str, story: str = "", *, deny: bool = True) -> tuple[s
     masked (with `story`): "Amara entered the kitchen." restates the story, it does not answer "In which room ...?",
     even when the story has only one room. Sentences are joined by a break token, so no phrase spans two of them.
     """
-    tokens, discarded = _cleaned(response, deny)
+    tokens, discarded = _remembered(memo, _cleaned, response, deny)
     # a story span is 3 tokens or more (`_story_spans`): a shorter reply ("red box", "yes") cannot copy one, so the
     # story's sentences are not even tokenised for it
     if story and len(tokens) >= _MIN_SPAN:
-        masked, echoed = _mask(list(tokens), _story_spans(story))
+        masked, echoed = _mask(list(tokens), _remembered(memo, _story_spans, story))
         if echoed:
             return " ".join(masked), (*discarded, "story")
         tokens = tuple(masked)
     return " ".join(tokens), discarded
 
 
-@functools.lru_cache(maxsize=4096)
 def _cleaned(response: str, deny: bool = True) -> tuple[tuple[str, ...], tuple[str, ...]]:
-    """`answer_text` before the story is masked: the tokens that can carry an answer and what was set aside. Cached
-    by response: a target's short replies repeat across questions and stories ("yes", "the red box")."""
+    """`answer_text` before the story is masked: the tokens that can carry an answer and what was set aside."""
     text = normalise(response)
     if _HEDGE.search(text):
         return (), ("hedge",)
@@ -253,13 +284,13 @@ def _cleaned(response: str, deny: bool = True) -> tuple[tuple[str, ...], tuple[s
 # --- names: containers and rooms -------------------------------------------------------------------------------------
 
 
-def _read_names(text: str, candidates: Sequence[str]) -> Extraction:
+def _read_names(text: str, candidates: Sequence[str], memo: AnswerMemo | None = None) -> Extraction:
     """Scan the cleaned text left to right; at each token try the candidate phrases longest first and consume it.
 
     Consuming is what stops "black bin" from also counting as "bin"; matching token sequences (not substrings) is
     what stops "box" from matching "toolbox".
     """
-    ordered = _phrases(tuple(candidates))
+    ordered = _remembered(memo, _phrases, tuple(candidates))
     tokens = text.split()
     found: list[str] = []
     i = 0
@@ -277,10 +308,9 @@ def _read_names(text: str, candidates: Sequence[str]) -> Extraction:
     return Extraction(predicted=None, ambiguous=len(matched) > 1, matched=matched)
 
 
-@functools.lru_cache(maxsize=1024)
 def _phrases(candidates: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], str], ...]:
     """`_read_names`' candidates as (token phrase, candidate), longest first; ties keep the candidates' order, a
-    phrase two candidates share is the first one's. Cached: a story's questions share its candidates."""
+    phrase two candidates share is the first one's."""
     phrases: dict[tuple[str, ...], str] = {}
     for cand in candidates:
         toks = tuple(_tokens(cand))
@@ -405,15 +435,12 @@ def _read_knowledge(text: str) -> Extraction:
 # --- public API -------------------------------------------------------------------------------------------------------
 
 
-@functools.lru_cache(maxsize=4096)
 def _not_named(question: str, candidates: tuple[str, ...], keep: str | None = None) -> tuple[str, ...]:
     """Drop the candidates that the question itself names (read with the same consuming scan), except `keep`.
 
     "In which container was the apple before Anne moved the apple to the crate?" names the crate, and the usual
     full-sentence answer repeats it ("It was in the basket before Anne moved it to the crate."). A name that the
     question supplies is context, not a rival answer; the expected answer is never dropped.
-
-    Cached: the same question text comes back with the same candidates across a search.
     """
     if not question:
         return candidates
@@ -430,18 +457,19 @@ def extract_answer(
     *,
     question: str = "",
     story: str = "",
+    memo: AnswerMemo | None = None,
 ) -> Extraction:
     """Read the answer a response gives, without knowing the expected one (strict rules).
 
     `candidates` are the names a container/room answer may take (all context containers, or all rooms); they are
     ignored for yes/no and knowledge questions. With `question`, candidates the question names are not recognised;
-    with `story`, copies of story sentences are not read (see `answer_text`).
+    with `story`, copies of story sentences are not read (see `answer_text`). `memo`: see `AnswerMemo`.
     """
     answer_type = AnswerType(answer_type)
     # knowledge answers are themselves negations ("Beth doesn't think Anne knows"): nothing is denied there
-    text, discarded = answer_text(response, story, deny=answer_type is not AnswerType.KNOWLEDGE)
+    text, discarded = answer_text(response, story, memo, deny=answer_type is not AnswerType.KNOWLEDGE)
     if answer_type in (AnswerType.CONTAINER, AnswerType.ROOM):
-        reading = _read_names(text, _not_named(question, tuple(candidates)))
+        reading = _read_names(text, _remembered(memo, _not_named, question, tuple(candidates)), memo)
     elif answer_type is AnswerType.YES_NO:
         reading = _read_yes_no(text)
     else:
@@ -449,7 +477,6 @@ def extract_answer(
     return replace(reading, discarded=discarded)
 
 
-@functools.lru_cache(maxsize=256)
 def _canonical_expected(expected: str, answer_type: AnswerType) -> str:
     """Read the expected answer with the same rules, so "Yes" or "doesn't know about it" are accepted as given."""
     if answer_type in (AnswerType.CONTAINER, AnswerType.ROOM):
@@ -472,6 +499,7 @@ def check_answer(
     *,
     question: str = "",
     story: str = "",
+    memo: AnswerMemo | None = None,
 ) -> Verdict:
     """Judge `response` against `expected`.
 
@@ -486,7 +514,7 @@ def check_answer(
     Pass the `question` text for name questions: candidates it names (other than `expected`) are then not counted
     as rivals, so a full-sentence answer to an M-before question that repeats the question's event is not ambiguous.
     Pass the `story` so that a response restating it is not read as an answer. Substring mode ignores both, as the
-    original did.
+    original did. A caller that checks many responses passes an `AnswerMemo` (see there).
     """
     answer_type = AnswerType(answer_type)
     if mode == "substring":
@@ -494,14 +522,15 @@ def check_answer(
         return Verdict(correct=expected in said.lower(), predicted=None)
     if mode != "strict":
         raise ValueError(f"Invalid check mode {mode!r}. Must be one of: ['strict', 'substring']")
-    canonical = _canonical_expected(expected, answer_type)
+    canonical = _remembered(memo, _canonical_expected, expected, answer_type)
     if answer_type in (AnswerType.CONTAINER, AnswerType.ROOM):
-        text, discarded = answer_text(response, story)
-        reading = _read_names(text, _not_named(question, (canonical, *candidates), canonical))
+        text, discarded = answer_text(response, story, memo)
+        not_named = _remembered(memo, _not_named, question, (canonical, *candidates), canonical)
+        reading = _read_names(text, not_named, memo)
         reading = replace(reading, discarded=discarded)
         correct = [normalise(m) for m in reading.matched] == [normalise(canonical)]
     else:
-        reading = extract_answer(response, answer_type, story=story)
+        reading = extract_answer(response, answer_type, story=story, memo=memo)
         correct = reading.predicted == canonical
     return Verdict(correct=correct, predicted=reading.predicted, ambiguous=reading.ambiguous, matched=reading.matched,
                    discarded=reading.discarded)

@@ -11,7 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
+
+from tombench.dsl.memo import ContextMemo
 
 __all__ = ["Context", "ContextError", "StateChange", "DEFAULT_CONTEXT", "normalise_noun"]
 
@@ -100,6 +103,12 @@ class Context:
     def __post_init__(self) -> None:
         self.validate()
 
+    @cached_property
+    def memo(self) -> ContextMemo:
+        """What the sampler and the tracker remember about this context's stories (`tombench.dsl.memo`): one per
+        context object, so it lives as long as the context and holds only values built from its names."""
+        return ContextMemo()
+
     # ------------------------------------------------------------------ validation
     def validate(self) -> None:
         if not self.people:
@@ -149,6 +158,7 @@ class Context:
         fields = new.__dict__
         fields.update(self.__dict__)
         fields.update(changes)
+        fields.pop("memo", None)  # the copy's names differ: it gets a memo of its own
         return new
 
     def restrict(

@@ -3,7 +3,7 @@
 Why: in an action set without tells (ToMi and the room, state and peeking variants), no precondition reads a belief
 store, so the random draws of a rollout depend on the world alone; yet updating every witness's first- and
 second-order stores was about 30% of such a rollout, and most rollouts are thrown away unread (the search's lookahead
-keeps only "desired?" and the length). A deferred rollout applies each action's world effects (`_WORLD_APPLY`: the
+keeps only "desired?" and the length). A deferred rollout applies each action's world effects (`WORLD_APPLY`: the
 world, the lists of people, rooms, objects and containers, state values, trajectories and the rendered step, exactly
 as the tracker writes them) and records the action. Its state is a `DeferredState`: every field but `fo` and `so`
 is current; reading `fo` or `so` (questions, answers, `snapshot`, `copy`) replays the recorded actions with the full
@@ -17,24 +17,24 @@ tests/dsl/test_deferred.py pins both: same draws, same steps, same `snapshot()` 
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import lru_cache
+from collections.abc import Callable, Mapping
+from types import MappingProxyType
 from typing import Any
 
 from tombench.dsl.action_sets import PEEKING
 from tombench.dsl.actions import Action, EnterRoom, LeaveRoom, MoveObjectContainer, MoveObjectRoom, UpdateObjectState
 from tombench.dsl.state import State, Store
 from tombench.dsl.tracker import (
-    _APPLY,
+    APPLY,
     Step,
-    _modifier,
-    _not_in,
-    _track,
     enter_sentence,
     leave_sentence,
+    modifier,
     move_container_sentence,
     move_container_world,
     move_room_sentence,
+    not_in,
+    track_object,
     update_state_world,
 )
 from tombench.dsl.values import CONTAINER, NO_CONTAINER, ROOM
@@ -49,9 +49,10 @@ _WORLD_TYPES = frozenset(
 )
 
 
-@lru_cache(maxsize=64)
 def belief_free(allowed: tuple[str, ...]) -> bool:
-    """Can rollouts over these action types defer beliefs? (Every type's validity reads the world only.)"""
+    """Can rollouts over these action types defer beliefs? (Every type's validity reads the world only.)
+
+    `Conditions.defer` keeps the answer for its action set: a rollout asks once per story."""
     return all(name in _WORLD_TYPES for name in allowed)
 
 
@@ -78,7 +79,7 @@ class DeferredState(State):
         """Replay the pending actions on a copy of the base, take its beliefs, and become a plain `State`."""
         full = self._base.copy()
         for action, index in self._pending:
-            _APPLY[type(action)](full, action, index)
+            APPLY[type(action)](full, action, index)
         d = self.__dict__
         del d["_base"], d["_pending"]
         self.__class__ = State  # fo and so become plain attributes again
@@ -115,18 +116,11 @@ def deferred_copy(st: State) -> DeferredState:
 # (tests/dsl/test_deferred.py is the contract).
 
 
-#: the steps rendered so far, by (record identity, the world value the sentence depends on): the sampler memoises its
-#: records (`sampler._record`), so a deferred rollout applies the same record objects again and again, and a step is
-#: immutable; building one cost a sixth of a ToMi rollout. The step holds its record, so the identity stays taken,
-#: and `step.action is a` guards the lookup.
-_STEPS: dict[tuple[int, object], Step] = {}
-
-
-def _remember(key: tuple[int, object], step: Step) -> Step:
-    if len(_STEPS) >= 50000:
-        _STEPS.clear()
-    _STEPS[key] = step
-    return step
+# A deferred rollout applies the sampler's records again and again (`Context.memo.records`), and a step is
+# immutable: each applier below renders the step of a record once per context (`Context.memo.steps`, by the
+# record's content and the world value its sentence reads), since building one cost a sixth of a ToMi rollout. The
+# lookup is inlined (this runs for every applied action); a step of another record object equal to the record is
+# rendered again, so that `step.action` is the record applied, as when the tracker renders it.
 
 
 def _appear(st: State, names: tuple[str, ...]) -> None:
@@ -143,42 +137,44 @@ def _enter_room(st: State, a: EnterRoom, idx: int) -> Step:
         st.people.append(p)
     r0 = w.get((p, ROOM))
     if type(r0) is str:
-        w[(p, ROOM)] = _not_in(r0)  # the implicit departure's world write (overwritten below, as in the tracker)
+        w[(p, ROOM)] = not_in(st, r0)  # the implicit departure's world write (overwritten below, as in the tracker)
     w[(p, ROOM)] = r
     if r not in st.rooms_involved:
         st.rooms_involved.append(r)
-    key = (id(a), None)
-    step = _STEPS.get(key)
+    steps = st.context.memo.steps
+    key = (EnterRoom, p, r)
+    step = steps.get(key)
     if step is None or step.action is not a:
-        step = _remember(key, Step(a, enter_sentence(p, r)))
+        step = steps[key] = Step(a, enter_sentence(p, r))
     return step
 
 
 def _leave_room(st: State, a: LeaveRoom, idx: int) -> Step:
-    st.world[(a.actor, ROOM)] = _not_in(a.room)
-    key = (id(a), None)
-    step = _STEPS.get(key)
+    st.world[(a.actor, ROOM)] = not_in(st, a.room)
+    steps = st.context.memo.steps
+    key = (LeaveRoom, a.actor, a.room)
+    step = steps.get(key)
     if step is None or step.action is not a:
-        step = _remember(key, Step(a, leave_sentence(a.actor, a.room)))
+        step = steps[key] = Step(a, leave_sentence(a.actor, a.room))
     return step
 
 
 def _move_object_container(st: State, a: MoveObjectContainer, idx: int) -> Step:
     r = move_container_world(st, a, _appear)
-    _track(st, a.object, idx)
-    key = (id(a), r)
-    step = _STEPS.get(key)
+    track_object(st, a.object, idx)
+    steps = st.context.memo.steps
+    key = (a.actor, a.object, a.container, a.peekers, a.distracted, r)
+    step = steps.get(key)
     if step is None or step.action is not a:
-        modified = a.peekers or a.distracted
         sentence = move_container_sentence(a.actor, a.object, a.container, r)
-        step = _remember(key, Step(a, sentence, _modifier(a) if modified else None))
+        step = steps[key] = Step(a, sentence, modifier(st, a) if a.peekers or a.distracted else None)
     return step
 
 
 def _update_object_state(st: State, a: UpdateObjectState, idx: int) -> Step:
     update_state_world(st, a, _appear)
-    _track(st, a.object, idx)
-    return Step(a, a.change.sentence(a.actor, a.object), _modifier(a))
+    track_object(st, a.object, idx)
+    return Step(a, a.change.sentence(a.actor, a.object), modifier(st, a))
 
 
 def _move_object_room(st: State, a: MoveObjectRoom, idx: int) -> Step:
@@ -191,15 +187,15 @@ def _move_object_room(st: State, a: MoveObjectRoom, idx: int) -> Step:
     w[(p, ROOM)] = r2
     if r2 not in st.rooms_involved:
         st.rooms_involved.append(r2)
-    _track(st, o, idx)
+    track_object(st, o, idx)
     return Step(a, move_room_sentence(p, o, r2, c if type(c) is str else None))
 
 
 #: the world effects of each belief-free record type (`Story._commit` uses them for a `DeferredState`)
-WORLD_APPLY: dict[type, Callable[[State, Any, int], Step]] = {
+WORLD_APPLY: Mapping[type, Callable[[State, Any, int], Step]] = MappingProxyType({
     EnterRoom: _enter_room,
     LeaveRoom: _leave_room,
     MoveObjectContainer: _move_object_container,
     UpdateObjectState: _update_object_state,
     MoveObjectRoom: _move_object_room,
-}
+})

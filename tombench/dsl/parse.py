@@ -17,7 +17,9 @@ room sees what its containers hold). The replayed `Story` renders in the Explore
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from types import MappingProxyType
 from typing import Literal
 
 from tombench.dsl.actions import (
@@ -52,7 +54,7 @@ class StoryParseError(ValueError):
 _UPPER = "A-ZÀ-ÖØ-Þ"
 _NAME = rf"([{_UPPER}][\w'\-]*)"
 _PHRASE = r"(.+?)"
-_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("enter", re.compile(rf"^{_NAME} entered the {_PHRASE}\.$")),
     ("leave", re.compile(rf"^{_NAME} left the {_PHRASE}\.$")),
     ("move_container", re.compile(rf"^{_NAME} moved the {_PHRASE} to the {_PHRASE}, which is also located in the {_PHRASE}\.$")),
@@ -62,7 +64,7 @@ _PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("tell_private_fact", re.compile(rf"^{_NAME} told privately to {_NAME} that (?:the {_PHRASE}|{_NAME}) is in the {_PHRASE}\.$")),
     ("tell_public_topic", re.compile(rf"^{_NAME} told out loud about the {_PHRASE}\.$")),
     ("tell_public_fact", re.compile(rf"^{_NAME} told out loud that (?:the {_PHRASE}|{_NAME}) is in the {_PHRASE}\.$")),
-]
+)
 _PEEK_ONLY = re.compile("^" + re.escape(WHILE_PREFIX) + "(.+?) " + re.escape(PEEK_TEMPLATE.format(K="")[1:]) + r"\.$")
 _DISTRACTED_ONLY = re.compile(
     "^" + re.escape(WHILE_PREFIX) + "(.+?) " + re.escape(DISTRACTED_CLAUSE.format(D="")[1:]) + r"\.$"
@@ -83,7 +85,7 @@ Dialect = Literal["auto", "exploretom", "tomi"]
 
 #: ToMi's sentence forms (tomi/actions.py of facebookresearch/ToMi). Entity names are single tokens there
 #: (underscores join words: "green_pepper", "TV_room"), but phrases are accepted as in the ExploreToM templates.
-_TOMI_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
+_TOMI_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("enter", re.compile(rf"^{_NAME} entered the {_PHRASE}\.$")),
     ("leave", re.compile(rf"^{_NAME} exited the {_PHRASE}\.$")),
     ("move_container", re.compile(rf"^{_NAME} moved the {_PHRASE} to the {_PHRASE}\.$")),
@@ -91,7 +93,7 @@ _TOMI_PATTERNS: list[tuple[str, re.Pattern[str]]] = [
     ("located", re.compile(rf"^{_NAME} is in the {_PHRASE}\.$")),
     ("located_two", re.compile(rf"^{_NAME} and {_NAME} are in the {_PHRASE}\.$")),
     ("noise", re.compile(rf"^{_NAME} (?:likes|dislikes|loves|hates) the ([^.]+?)\.?$")),
-]
+)
 #: A distractor has no full stop in ToMi, so in a story joined by spaces it runs into the next sentence.
 _TOMI_NOISE_PREFIX = re.compile(rf"^({_NAME} (?:likes|dislikes|loves|hates) the [^\s.]+) (?=[{_UPPER}])")
 #: Forms only ToMi uses: one of them in a story selects the tomi dialect (ExploreToM never says "exited", and its
@@ -237,7 +239,7 @@ def _classify(sentences: list[str], ctx: Context | None) -> list[_Raw]:
 #: Which entity list each group of a template names, in group order. None: a group that adds no name (the thing of a
 #: told fact must be named by another sentence; the fact's value is a room or a container, told apart once every
 #: other sentence has named its rooms and containers).
-_ROLES: dict[str, tuple[str | None, ...]] = {
+_ROLES: Mapping[str, tuple[str | None, ...]] = MappingProxyType({
     "enter": ("people", "rooms"),
     "leave": ("people", "rooms"),
     "move_container": ("people", "objects", "containers", "rooms"),
@@ -248,9 +250,9 @@ _ROLES: dict[str, tuple[str | None, ...]] = {
     "tell_public_topic": ("people", "topics"),
     "tell_private_fact": ("people", "people", None, "people", None),
     "tell_public_fact": ("people", None, "people", None),
-}
+})
 #: The same for ToMi's forms (a distractor names nothing: its person and thing are not part of the story).
-_TOMI_ROLES: dict[str, tuple[str | None, ...]] = {
+_TOMI_ROLES: Mapping[str, tuple[str | None, ...]] = MappingProxyType({
     "enter": ("people", "rooms"),
     "leave": ("people", "rooms"),
     "located": ("people", "rooms"),
@@ -258,10 +260,10 @@ _TOMI_ROLES: dict[str, tuple[str | None, ...]] = {
     "move_container": ("people", "objects", "containers"),
     "place": ("objects", "containers"),
     "noise": (None, None),
-}
+})
 
 
-def _collect_names(raws: list[_Raw], roles: dict[str, tuple[str | None, ...]]) -> _Names:
+def _collect_names(raws: list[_Raw], roles: Mapping[str, tuple[str | None, ...]]) -> _Names:
     """Entity names in order of first mention (people) or first use (the rest)."""
     n = _Names()
     for r in raws:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import builtins
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from tombench.dsl.answers import AnswerType
 from tombench.dsl.state import State
@@ -20,7 +21,7 @@ __all__ = ["Question", "generate_questions", "memory_questions", "belief_questio
 KNOWS = "knows about it"
 DOES_NOT_KNOW = "does not know about it"
 
-_ANSWER_TYPES = {
+_ANSWER_TYPES = MappingProxyType({
     "C1": AnswerType.CONTAINER,
     "C2": AnswerType.CONTAINER,
     "R1": AnswerType.ROOM,
@@ -29,7 +30,7 @@ _ANSWER_TYPES = {
     "K2": AnswerType.KNOWLEDGE,
     "S1": AnswerType.YES_NO,
     "S2": AnswerType.YES_NO,
-}
+})
 
 
 @dataclass(frozen=True)

@@ -1,4 +1,4 @@
-"""Many rollouts from one story, cheaper: the A* search's lookahead and neighbour batches (issue #28 point 2).
+"""Many rollouts from one story, cheaper: the A* search's lookahead and neighbour batches.
 
 Paper A* draws 50 lookahead rollouts from each evaluated story and 50n neighbour rollouts from each expanded one,
 about 45 rollouts per model call. Every rollout of such a batch starts in the same state, so everything its draws
@@ -6,10 +6,10 @@ read until its first applied action is the same for the whole batch: each type's
 are valid there (or that none can be: the hopeless test), and the child story that the drawn action gives. `Rollouts`
 computes each of these once per batch, on first use, and each rollout then draws its first action with the same
 random numbers as `rollout` but without testing a candidate, and starts from a copy of the cached child instead of a
-copy of the root with the action applied to it. From there the rollout is `rollout`'s loop (`sampler._extend`).
+copy of the root with the action applied to it. From there the rollout is `rollout`'s loop (`sampler.extend`).
 
 With `skip_doomed`, a drawn action that would make the story never-desired (N) is not applied and ends the rollout
-(see `sampler._extend`), with the same random numbers consumed: `draw` then returns the length in sentences the
+(see `sampler.extend`), with the same random numbers consumed: `draw` then returns the length in sentences the
 never-desired story would have had instead of a story. The lookahead reads only "desired?" and that length, the
 neighbours drop never-desired children, so neither changes; 30-40% of the search's rollouts end that way.
 
@@ -23,17 +23,9 @@ import random
 from collections.abc import Callable
 
 from tombench.dsl.action_sets import PEEKING
-from tombench.dsl.deferred import belief_free
-from tombench.dsl.sampler import (
-    _NO_TYPES,
-    MAX_FAILED_STEPS,
-    Conditions,
-    _extend,
-    _kinds_of,
-    _record,
-    _static_cache,
-    doomed_now,
-)
+from tombench.dsl.catalogue import NO_TYPES, record
+from tombench.dsl.conditions import Conditions, doomed_now
+from tombench.dsl.sampler import MAX_FAILED_STEPS, extend
 from tombench.dsl.story import Story
 
 __all__ = ["Rollouts"]
@@ -66,18 +58,18 @@ class Rollouts:
         self.story = story
         self.cond = conditions
         self.allowed = conditions.aset.allowed
-        self.kinds = _kinds_of(self.allowed)
+        self.kinds = conditions.kinds
         self.limit = math.inf if max_actions is None else max_actions
         self.skip_doomed = skip_doomed
-        self.defer = belief_free(self.allowed)
+        self.defer = conditions.defer
         #: the root is finished already (or no action may be added): every rollout is a plain copy, nothing drawn
         self.done = conditions.finished(story) or self.limit <= 0
-        self.doomed = doomed_now(story, conditions) if skip_doomed else _NO_TYPES
+        self.doomed = doomed_now(story, conditions) if skip_doomed else NO_TYPES
         #: by type index, built on the type's first draw
         self._first: list[_First | None] = [None] * len(self.allowed)
         #: (type index, argument tuple) -> (the root with that action applied, whether that child is finished)
         self._children: dict[tuple[int, tuple], tuple[Story, bool]] = {}
-        self._cache = _static_cache(story.context)
+        self._cache = story.context.memo.static
 
     def draw(self, rng: random.Random) -> Story | int:
         """One rollout: a new story, or with `skip_doomed` the length of a never-desired one (see the class)."""
@@ -93,11 +85,11 @@ class Rollouts:
         s = child.copy()
         if finished or self.limit <= 1:
             return s
-        doomed = _extend(s, self.cond, rand, self.cond.finished, self.limit - 1, self.skip_doomed)
+        doomed = extend(s, self.cond, rand, self.cond.finished, self.limit - 1, self.skip_doomed)
         return s if doomed is None else doomed_length(s, doomed)
 
     def _first_action(self, rand: Callable[[], float]) -> tuple[Story, bool] | int | None:
-        """`_extend`'s draws up to the first valid action, in the root's state: its cached child (and whether that
+        """`extend`'s draws up to the first valid action, in the root's state: its cached child (and whether that
         is finished), the type's index if the action is doomed, or None after MAX_FAILED_STEPS failed draws.
 
         A type with a valid candidate at the root is never exhausted there; one without is, after its first draw
@@ -159,7 +151,7 @@ class Rollouts:
     def _child(self, i: int, args: tuple) -> tuple[Story, bool]:
         """The root with action (type i, args) applied, and whether it is finished (built once per batch)."""
         child = self.story.copy(defer_beliefs=self.defer)
-        child._commit(_record(self.allowed[i], self.kinds[i].build, args))
+        child._commit(record(self.story.context, self.allowed[i], self.kinds[i].build, args))
         hit = self._children[(i, args)] = (child, self.cond.finished(child))
         return hit
 

@@ -7,7 +7,9 @@ iteration (and therefore every generated story and question) is independent of P
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from tombench.dsl.context import Context
 from tombench.dsl.values import Key, Value
@@ -15,7 +17,8 @@ from tombench.dsl.values import Key, Value
 __all__ = ["State", "Store", "EMPTY_STORE"]
 
 Store = dict[Key, Value]
-EMPTY_STORE: Store = {}
+#: the store of someone who believes nothing yet: read-only, shared by every state
+EMPTY_STORE: Mapping[Key, Value] = MappingProxyType({})
 
 
 @dataclass
@@ -84,7 +87,7 @@ class State:
         """A deep-enough copy for branching (stores are copied, the SO[p][p] aliasing is preserved).
 
         Built field by field into a bare instance, not through the dataclass constructor, and empty maps are not
-        walked: every rollout of an action set with tells starts with one (issue #28)."""
+        walked: every rollout of an action set with tells starts with one."""
         fo = {p: s.copy() for p, s in self.fo.items()}
         so: dict[tuple[str, str], Store] = {}
         for k, s in self.so.items():

@@ -8,6 +8,7 @@ story always reproduces every label.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from types import MappingProxyType
 from typing import Any
 
 from tombench.dsl.actions import (
@@ -26,7 +27,7 @@ from tombench.dsl.context import Context
 from tombench.dsl.deferred import WORLD_APPLY, DeferredState, deferred_copy
 from tombench.dsl.questions import Question, generate_questions
 from tombench.dsl.state import State
-from tombench.dsl.tracker import _APPLY, ActionRejected, Step, apply, check
+from tombench.dsl.tracker import APPLY, ActionRejected, Step, apply, check
 
 __all__ = ["Story", "STORY_SCHEMA_VERSION", "StoryError"]
 
@@ -42,9 +43,9 @@ class StoryError(ValueError):
 _ALWAYS_IMPORTANT = (MoveObjectContainer, UpdateObjectState, MoveObjectRoom)
 _TELLS = (TellPrivate, TellPublic)
 #: the importance of each exact record type, None for a tell (it depends on the topic): one lookup per sampled action
-_IMPORTANT_BY_TYPE: dict[type, bool | None] = {
+_IMPORTANT_BY_TYPE: Mapping[type, bool | None] = MappingProxyType({
     EnterRoom: False, LeaveRoom: False, **dict.fromkeys(_ALWAYS_IMPORTANT, True), **dict.fromkeys(_TELLS, None)
-}
+})
 
 
 def _is_important(a: Action) -> bool:
@@ -106,7 +107,7 @@ class Story:
             step = world_effect(st, action, index)
         else:
             # (a tell or a subclass on a deferred state: the tracker's first read of a belief replays them)
-            effect = _APPLY.get(kind)  # `apply`, without its call: this runs for every sampled action
+            effect = APPLY.get(kind)  # `apply`, without its call: this runs for every sampled action
             step = apply(st, action, index) if effect is None else effect(st, action, index)
         self.steps.append(step)
         if step.modifier is None:  # Step.length, inlined: this runs for every sampled action

@@ -7,9 +7,9 @@ person, room, topic or sentence), which is the transactional guarantee of §2.3.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from types import MappingProxyType
 from typing import Any
 
 from tombench.dsl.actions import (
@@ -28,7 +28,10 @@ from tombench.dsl.render import fact_clause, modifier_sentence
 from tombench.dsl.state import State, Store
 from tombench.dsl.values import CONTAINER, NO_CONTAINER, ROOM, TOPIC, UNKNOWN, Key, NotIn, Value, is_concrete
 
-__all__ = ["Step", "ActionRejected", "check", "apply", "try_apply"]
+__all__ = [
+    "Step", "ActionRejected", "check", "apply", "try_apply", "APPLY", "modifier", "not_in", "told_changes",
+    "track_object",
+]
 
 
 class ActionRejected(ValueError):
@@ -92,7 +95,7 @@ def _told_write(store: Store, e: str, prop: str, v: Value) -> None:
     store[(e, prop)] = v
 
 
-def _told_changes(store: Store, e: str, prop: str, v: Value) -> bool:
+def told_changes(store: Store, e: str, prop: str, v: Value) -> bool:
     """Would `_told_write(store, e, prop, v)` change any slot? (The informativeness test of a public tell.)"""
     if store.get((e, prop)) != v:
         return True
@@ -221,21 +224,20 @@ def _perceive(st: State, p: str, r: str, O: Sequence[str]) -> None:
 
 
 # ---------------------------------------------------------------------------------------------------- bookkeeping
-@lru_cache(maxsize=4096)
-def _modifier_sentence(peekers: tuple[str, ...], distracted: tuple[str, ...]) -> str | None:
-    """`modifier_sentence`, cached: a pure function of the names, and the sampler renders the same few pairs again
-    and again (every modified action of every rollout)."""
-    return modifier_sentence(peekers, distracted)
-
-
-def _modifier(a: Any) -> str | None:
-    """The modifier sentence of record `a` (None when it has no modifier)."""
+def modifier(st: State, a: Any) -> str | None:
+    """The modifier sentence of record `a` (None when it has no modifier), one shared string per (peekers,
+    distracted) of the context (`Context.memo`): the sampler renders the same few pairs again and again."""
     K, D = a.peekers, a.distracted
     if not K and not D:
         return None
-    if type(K) is tuple and type(D) is tuple:  # hashable: records built by the sampler, the parser or from JSON
-        return _modifier_sentence(K, D)
-    return modifier_sentence(K, D)
+    if type(K) is not tuple or type(D) is not tuple:  # unhashable: not a record the sampler, parser or JSON built
+        return modifier_sentence(K, D)
+    memo = st.context.memo.modifier_sentences
+    key = (K, D)
+    sentence = memo.get(key)
+    if sentence is None:
+        sentence = memo[key] = modifier_sentence(K, D)
+    return sentence
 
 
 def _add(lst: list[str], x: str) -> None:
@@ -243,7 +245,7 @@ def _add(lst: list[str], x: str) -> None:
         lst.append(x)
 
 
-def _track(st: State, o: str, index: int) -> None:
+def track_object(st: State, o: str, index: int) -> None:
     """Record the world container/room of `o` after action `index` for memory questions (semantics §5.4)."""
     for prop in (CONTAINER, ROOM):
         v = st.world.get((o, prop))
@@ -414,7 +416,7 @@ def _anyone_learns(st: State, t: str | Fact, W: Sequence[str], D: Sequence[str])
         for b in W:
             store = st.fo_read(x) if b == x else st.so_read(x, b)
             if isinstance(t, Fact):
-                if _told_changes(store, t.entity, t.prop, t.value):
+                if told_changes(store, t.entity, t.prop, t.value):
                     return True
             elif any(store.get(k) != v for k, v in facts.items()):
                 return True
@@ -436,8 +438,8 @@ def _check_tell_public(st: State, a: TellPublic) -> str | None:
     return "nobody in the room would learn anything new"
 
 
-#: preconditions of each action record type (the same lookup as `_APPLY`)
-_CHECK: dict[type, Callable[[State, Any], str | None]] = {
+#: preconditions of each action record type (the same lookup as `APPLY`)
+_CHECK: Mapping[type, Callable[[State, Any], str | None]] = MappingProxyType({
     EnterRoom: _check_enter_room,
     LeaveRoom: _check_leave_room,
     MoveObjectContainer: _check_move_object_container,
@@ -445,7 +447,7 @@ _CHECK: dict[type, Callable[[State, Any], str | None]] = {
     MoveObjectRoom: _check_move_object_room,
     TellPrivate: _check_tell_private,
     TellPublic: _check_tell_public,
-}
+})
 
 
 def check(st: State, a: Action) -> str | None:
@@ -484,14 +486,20 @@ def _check_fact(st: State, speaker: str, t: str | Fact) -> str | None:
 
 
 # ---------------------------------------------------------------------------------------------------- effects
-#: NotIn(x), one shared instance per place: an immutable value equals a separate copy, and creating a frozen
-#: dataclass costs more than looking it up (every departure writes one into the world and the witnesses' stores)
-_not_in = lru_cache(maxsize=4096)(NotIn)
+def not_in(st: State, place: str) -> NotIn:
+    """`NotIn(place)`, one shared instance per place of the context (`Context.memo`): an immutable value equals a
+    separate copy, and creating a frozen dataclass costs more than looking it up (every departure writes one into
+    the world and the witnesses' stores)."""
+    memo = st.context.memo.not_in
+    gone = memo.get(place)
+    if gone is None:
+        gone = memo[place] = NotIn(place)
+    return gone
 
 
 def _leave(st: State, p: str, r: str) -> None:
     W = st.people_in(r)
-    gone = _not_in(r)
+    gone = not_in(st, r)
     st.world[(p, ROOM)] = gone
     _broadcast(st, {(p, ROOM): gone}, W)
 
@@ -585,8 +593,8 @@ def _apply_move_object_container(st: State, a: MoveObjectContainer, idx: int) ->
     if st.visibility:  # no visible state property registered yet: nothing to add
         facts.update(_visible_state(st, o))
     _broadcast(st, facts, st.people_in(r), K, D)
-    _track(st, o, idx)
-    return Step(a, move_container_sentence(p, o, c, r), _modifier(a) if K or D else None)
+    track_object(st, o, idx)
+    return Step(a, move_container_sentence(p, o, c, r), modifier(st, a) if K or D else None)
 
 
 def _apply_update_object_state(st: State, a: UpdateObjectState, idx: int) -> Step:
@@ -597,8 +605,8 @@ def _apply_update_object_state(st: State, a: UpdateObjectState, idx: int) -> Ste
     if _is_visible(st, o):
         facts[(o, CONTAINER)] = NO_CONTAINER
     _broadcast(st, facts, st.people_in(r), a.peekers, a.distracted)
-    _track(st, o, idx)
-    return Step(a, sc.sentence(a.actor, o), _modifier(a))
+    track_object(st, o, idx)
+    return Step(a, sc.sentence(a.actor, o), modifier(st, a))
 
 
 def _apply_move_object_room(st: State, a: MoveObjectRoom, idx: int) -> Step:
@@ -609,10 +617,10 @@ def _apply_move_object_room(st: State, a: MoveObjectRoom, idx: int) -> Step:
     c = w.get((o, CONTAINER))
     W1 = st.people_in(r1)
     vstate = _visible_state(st, o)
-    gone = _not_in(r1)
+    gone = not_in(st, r1)
     departure: dict[Key, Value] = {(o, ROOM): gone, (p, ROOM): gone}
     if is_concrete(c):
-        departure[(o, CONTAINER)] = _not_in(c)
+        departure[(o, CONTAINER)] = not_in(st, c)
         w[(o, CONTAINER)] = NO_CONTAINER
     departure.update(vstate)
     w[(o, ROOM)] = r2
@@ -624,7 +632,7 @@ def _apply_move_object_room(st: State, a: MoveObjectRoom, idx: int) -> Step:
     arrival.update(vstate)
     _broadcast(st, arrival, [*O2, p])
     _perceive(st, p, r2, O2)
-    _track(st, o, idx)
+    track_object(st, o, idx)
     return Step(a, move_room_sentence(p, o, r2, c if is_concrete(c) else None))
 
 
@@ -639,7 +647,7 @@ def _apply_tell_private(st: State, a: TellPrivate, idx: int) -> Step:
     else:
         _broadcast_told(st, t, (p1, p2), K, D)
         sentence = f"{p1} told privately to {p2} that {fact_clause(t, t.entity in st.context.people)}."
-    return Step(a, sentence, _modifier(a) if K or D else None)
+    return Step(a, sentence, modifier(st, a) if K or D else None)
 
 
 def _apply_tell_public(st: State, a: TellPublic, idx: int) -> Step:
@@ -655,11 +663,11 @@ def _apply_tell_public(st: State, a: TellPublic, idx: int) -> Step:
     else:
         _broadcast_told(st, t, st.people_in(r), K, D)
         sentence = f"{p} told out loud that {fact_clause(t, t.entity in st.context.people)}."
-    return Step(a, sentence, _modifier(a) if K or D else None)
+    return Step(a, sentence, modifier(st, a) if K or D else None)
 
 
 #: effects of each action record type (a dict lookup instead of a chain of isinstance tests)
-_APPLY: dict[type, Callable[[State, Any, int], Step]] = {
+APPLY: Mapping[type, Callable[[State, Any, int], Step]] = MappingProxyType({
     EnterRoom: _apply_enter_room,
     LeaveRoom: _apply_leave_room,
     MoveObjectContainer: _apply_move_object_container,
@@ -667,14 +675,14 @@ _APPLY: dict[type, Callable[[State, Any, int], Step]] = {
     MoveObjectRoom: _apply_move_object_room,
     TellPrivate: _apply_tell_private,
     TellPublic: _apply_tell_public,
-}
+})
 
 
 def apply(st: State, a: Action, index: int | None = None) -> Step:
     """Apply `a` (whose preconditions must hold: call `check` first) and return its rendered step."""
-    effect = _APPLY.get(type(a))
+    effect = APPLY.get(type(a))
     if effect is None:  # a subclass of a record type (the exact-type lookup is the fast path)
-        effect = next((f for cls, f in _APPLY.items() if isinstance(a, cls)), None)
+        effect = next((f for cls, f in APPLY.items() if isinstance(a, cls)), None)
         if effect is None:
             raise ActionRejected(f"unknown action {a!r}")
     return effect(st, a, index if index is not None else -1)

@@ -19,7 +19,17 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
-from tombench.dsl import AnswerType, Conditions, Prompt, Question, Rollouts, Story, build_prompt, check_answer
+from tombench.dsl import (
+    AnswerMemo,
+    AnswerType,
+    Conditions,
+    Prompt,
+    Question,
+    Rollouts,
+    Story,
+    build_prompt,
+    check_answer,
+)
 from tombench.generators.exploretom.search.diversity import DEFAULT_MAX_SIMILARITY
 
 __all__ = ["Answerer", "GVariant", "EvalConfig", "NodeEval", "Evaluator", "Rates", "SENTINEL_G", "QKey", "qkey",
@@ -135,6 +145,8 @@ class Evaluator:
         self.answer = answer
         self.config = config
         self.cache: dict[str, NodeEval] = {}
+        #: the answer matcher's readings of the texts this search checks again and again
+        self.answer_memo = AnswerMemo()
         self.trace: list[NodeEval] = []
         #: the Story of every evaluated desired node, by trace index (results need the actions, not just the text)
         self.desired: dict[int, Story] = {}
@@ -288,7 +300,8 @@ class Evaluator:
         records = []
         for q, r in zip(qs, responses, strict=True):
             cands = _candidates(story, q)
-            v = check_answer(r, q.answer, q.answer_type, cands, self.config.check, question=q.text, story=text)
+            v = check_answer(r, q.answer, q.answer_type, cands, self.config.check, question=q.text, story=text,
+                             memo=self.answer_memo)
             records.append({**_qdict(q), "mention": _mention(text, q.answer, cands), "response": r,
                             "correct": v.correct})
         return records
