@@ -12,11 +12,24 @@ import click
 from tombench.cli import UserError
 from tombench.kit.suites import suites as registered_suites
 
-_HELP = ("Headline of every established ToM suite per model "
-         f"({', '.join(s.name for s in registered_suites())}).")
+
+def _help() -> str:
+    return f"Headline of every established ToM suite per model ({', '.join(s.name for s in registered_suites())})."
 
 
-@click.command("suites", help=_HELP)
+class _SuitesCommand(click.Command):
+    """Its help names the suites registered when it is shown, not those registered when this module was imported."""
+
+    def format_help_text(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        self.help = _help()
+        super().format_help_text(ctx, formatter)
+
+    def get_short_help_str(self, limit: int = 45) -> str:
+        self.help = _help()
+        return super().get_short_help_str(limit)
+
+
+@click.command("suites", cls=_SuitesCommand, help=_help())
 @click.argument("logs", nargs=-1)
 @click.option("--md", is_flag=True, help="Print Markdown instead of terminal tables.")
 @click.option("--groups", is_flag=True, help="Also print each suite's own table (its headline groups).")
