@@ -357,6 +357,22 @@ def _check_targets(ap: argparse.ArgumentParser, args: argparse.Namespace, target
         ap.error("--targets: replay replays what direct answered: name direct before it")
 
 
+def _measure(args: argparse.Namespace, rows: list[tuple[str, str, int]]) -> dict[tuple[str, str, int], list[dict]]:
+    """Every (method, target, workers) row's runs, each in a fresh process; the stand-in server up while any row
+    needs it."""
+    runs: dict[tuple[str, str, int], list[dict]] = {row: [] for row in rows}
+    with contextlib.ExitStack() as stack:
+        args.tables = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        served = {"server", "live"} & {t for _, t, _ in rows}
+        url = stack.enter_context(_server(args.latency, args.slots)) if served else None
+        # repeats interleaved (every row once, then again): a shared machine's load drifts over minutes
+        for rep in range(args.repeats):
+            for method, target, n in rows:
+                runs[method, target, n].append(_child(method, target, args, url, rep, n))
+                print(json.dumps(runs[method, target, n][-1]), file=sys.stderr, flush=True)
+    return runs
+
+
 def _worker_counts(ap: argparse.ArgumentParser, value: str) -> list[int]:
     """--workers as the counts to run: "2", "1,2,4", "all" (the cores this process may use) or "sweep" (1 up to
     them)."""
@@ -420,18 +436,7 @@ def main() -> None:
     _check_targets(ap, args, targets)
     if args.repeats < 1:
         ap.error("--repeats must be at least 1")
-    counts = _worker_counts(ap, args.workers)
-    rows = [(m, t, n) for m in methods for t in targets for n in counts]
-    runs: dict[tuple[str, str, int], list[dict]] = {row: [] for row in rows}
-    with contextlib.ExitStack() as stack:
-        args.tables = Path(stack.enter_context(tempfile.TemporaryDirectory()))
-        served = {"server", "live"} & set(targets)
-        url = stack.enter_context(_server(args.latency, args.slots)) if served else None
-        # repeats interleaved (every row once, then again): a shared machine's load drifts over minutes
-        for rep in range(args.repeats):
-            for method, target, n in rows:
-                runs[method, target, n].append(_child(method, target, args, url, rep, n))
-                print(json.dumps(runs[method, target, n][-1]), file=sys.stderr, flush=True)
+    runs = _measure(args, [(m, t, n) for m in methods for t in targets for n in _worker_counts(ap, args.workers)])
     on_grid = all(str(getattr(args, k)) == str(v) for k, v in GRID.items())
     _table(list(runs.values()), args.latency, args.max_connections or 64, on_grid)
     if args.json:

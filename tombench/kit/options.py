@@ -169,22 +169,23 @@ def check_shard(name: str, value: Any, environ: Mapping[str, str] | None = None)
     if value is None or (isinstance(value, str) and not value.strip()):
         return 1, 1
     k_text, sep, n_text = str(value).strip().partition("/")
-    n = _as_int(n_text)
-    if not isinstance(value, bool) and sep and n is not None and n >= 1 and k_text.strip().lower() == "auto":
-        return scheduler_shard(name, value, n, os.environ if environ is None else environ), n
-    k = _as_int(k_text)
+    k, n = _as_int(k_text), _as_int(n_text)
+    if k_text.strip().lower() == "auto" and sep and n is not None and n >= 1:
+        return scheduler_shard(name, value, n, environ), n
     if isinstance(value, bool) or not sep or k is None or n is None or n < 1 or not 1 <= k <= n:
         raise OptionError(f"Invalid {name} value: {value!r}. Must be K/N with 1 <= K <= N (e.g. 2/4: the second "
                           "of 4 shards), or auto/N in a Kubernetes Indexed Job or a Slurm array")
     return k, n
 
 
-def scheduler_shard(name: str, value: Any, n: int, environ: Mapping[str, str]) -> int:
+def scheduler_shard(name: str, value: Any, n: int, environ: Mapping[str, str] | None = None) -> int:
     """K of `auto/N`: the task index of the Kubernetes Indexed Job or Slurm array this process runs in
-    (`SCHEDULER_INDEX`), or one line saying what is missing or out of range.
+    (`SCHEDULER_INDEX`, read from `environ`, default this process's environment), or one line saying what is
+    missing or out of range.
 
     Why: one array job runs the same command line N times; each copy must find its own shard without the user
     computing K in a shell (off by one: Kubernetes counts from 0, `-T shard=` from 1)."""
+    environ = os.environ if environ is None else environ
     found = [(var, first, engine, how) for var, first, engine, how in SCHEDULER_INDEX if var in environ]
     if not found:
         names = " or ".join(f"{var} ({engine})" for var, _, engine, _ in SCHEDULER_INDEX)
