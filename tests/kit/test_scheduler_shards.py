@@ -14,6 +14,7 @@ from tombench.cli import main
 from tombench.kit.errors import OptionError
 from tombench.kit.logs import read_log, shard_of
 from tombench.kit.options import check_shard
+from tombench.leaderboard import LocalStore, row_from_log
 from tombench.reports import exploretom_records, load_records
 from tombench.tasks.exploretom.adversarial import exploretom_adversarial
 
@@ -103,16 +104,25 @@ def whole(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.timeout(600)
 @pytest.mark.parametrize("engine", ENGINES)
-def test_the_live_tasks_auto_shards_report_as_the_unsharded_run(engine, whole, tmp_path, monkeypatch):
+def test_the_live_tasks_auto_shards_report_as_the_unsharded_run(engine, whole, tmp_path, monkeypatch, isolated_hf):
     """The job array's 3 tasks run one command line (`-T shard=auto/3`), each with its engine's index set: their
-    logs say shards 1/3, 2/3, 3/3, and `tombench report` prints of them the unsharded run's tables."""
-    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+    logs say shards 1/3, 2/3, 3/3, `tombench report` prints of them the unsharded run's tables, and
+    `leaderboard push` makes of them one row with the unsharded run's numbers."""
     var, values = ENGINES[engine]
     logs = []
     for value in values:
         monkeypatch.setenv(var, value)
+        monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / f"cache-{value}"))  # token usage: no shared cache
         logs.append(_eval(tmp_path / "shards", shard="auto/3"))
     monkeypatch.delenv(var)
     assert [shard_of(read_log(p, header_only=True)) for p in logs] == [(1, 3), (2, 3), (3, 3)]
     assert _cells(logs) == _cells([whole]) and _cells(logs)
     assert _report(tmp_path / "shards") == _report(whole.parent)
+    monkeypatch.setenv("TOMBENCH_LEADERBOARD_HOME", str(tmp_path / "boards"))
+    r = CliRunner().invoke(main, ["leaderboard", "push", *map(str, logs), "--local-dir", str(tmp_path / "board")])
+    assert r.exit_code == 0, r.output
+    (row,) = LocalStore(tmp_path / "board").rows()
+    ref = row_from_log(whole)
+    for field in ("accuracy", "samples_total", "items_digest", "config_hash", "settings_filled", "model_calls",
+                  "total_tokens"):
+        assert getattr(row, field) == getattr(ref, field), field
