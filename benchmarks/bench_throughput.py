@@ -1,7 +1,8 @@
-"""Harness throughput of `tombench search`: CPU per model call and calls per second, per method (issue #28 point 1).
+"""Harness throughput of `tombench search` and the live task: CPU per model call and calls per second, per method.
 
     python benchmarks/bench_throughput.py                       # issue #28's grid, both targets, three methods
     python benchmarks/bench_throughput.py --methods paper --targets server --latency 0.05 --max-connections 128
+    python benchmarks/bench_throughput.py --methods improved --targets server,live --workers sweep   # the live task
 
 Two targets answer the same way (the `recency` baseline), so a method makes the same calls against both:
 
@@ -11,19 +12,25 @@ Two targets answer the same way (the `recency` baseline), so a method makes the 
   latency per request and `--slots` concurrent slots, reached through Inspect's `openai-api` provider: a stand-in
   for a vLLM server, where the harness's CPU and the HTTP client's are what stand between the model and its calls;
 * `vllm`: a real server the user started (`vllm serve <model>` on a GPU machine), `--base-url` and `--served-model`;
-  its answers are the model's own, so its calls and kept stories differ from the baseline's.
+  its answers are the model's own, so its calls and kept stories differ from the baseline's;
+* `live`: the live task, `inspect eval tombench/exploretom_adversarial` (Inspect's `eval()` in a fresh process, the
+  same grid and method as `-T` options, `-T workers=` from `--workers`) against the `server` target's stand-in, as a
+  user runs it; its calls are the requests the server answered (the search's and the question samples' that the
+  response cache did not serve; each run has a cache folder of its own).
 
 Two more targets split the instant row's CPU (`--targets instant,direct,replay`; issue #28 point 2): `direct`, the
 same baseline called as a plain function, no Inspect (instant - direct = Inspect's generate path and our adapter);
 `replay`, the answers `direct` gave replayed from a table, no model at all (direct - replay = the baseline model's
 answering, which a served model does not spend in this process; replay = the search and the harness alone).
 
-Each (method, target) runs in a fresh child process. CPU is that process's user + system time from the start of the
-search to its end (its start-up, imports included, left out), its worker processes' included (`--workers`, default
-1); calls are the prompts the search put to the model.
-Printed per row: model calls, CPU ms per call, calls per second of wall time, the harness's share of wall time (CPU /
-wall: near 1 means the harness, not the model, sets the pace), and against the server the latency bound (calls x
-latency / connections) and wall / bound. Machine-dependent: compare rows of one run (docs/scale.md).
+Each (method, target, workers) runs in a fresh child process. CPU is that process's user + system time from the start
+of the search (the live task: of `eval()`) to its end (its start-up, imports included, left out), split into the
+main process's and its worker processes' (`--workers`, default 1; `--workers 1,2` or `sweep`, 1 up to the cores
+present, gives a row per count); calls are the prompts the search put to the model.
+Printed per row: model calls, CPU ms per call (all, the main process's, the workers'), calls per second of wall
+time, the harness's share of wall time (CPU / wall: near 1 means the harness, not the model, sets the pace), and
+against the server the latency bound (calls x latency / connections) and wall / bound. Machine-dependent: compare
+rows of one run (docs/scale.md).
 """
 
 from __future__ import annotations
@@ -63,13 +70,18 @@ GRID = {"story_types": "tomi,all", "people": "3", "moves": "3", "stories_per_set
 
 def _cpu() -> float:
     """This process's CPU and that of its ended children (the search's worker processes with `--workers` > 1)."""
+    return sum(_cpu_split())
+
+
+def _cpu_split() -> tuple[float, float]:
+    """This process's CPU, and that of its ended children (the workers, once joined)."""
     import resource
 
-    total = 0.0
+    out = []
     for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
         r = resource.getrusage(who)
-        total += r.ru_utime + r.ru_stime
-    return total
+        out.append(r.ru_utime + r.ru_stime)
+    return out[0], out[1]
 
 
 # ---------------------------------------------------------------------------------------------------- the server
@@ -109,8 +121,11 @@ def _server_app(latency: float, slots: int):
     async def models(request: Request) -> JSONResponse:
         return JSONResponse({"object": "list", "data": [{"id": "recency", "object": "model"}]})
 
+    async def served(request: Request) -> JSONResponse:  # the live target's calls: what the server answered
+        return JSONResponse({"requests": count[0]})
+
     return Starlette(routes=[Route("/v1/chat/completions", completions, methods=["POST"]),
-                             Route("/v1/models", models)])
+                             Route("/v1/models", models), Route("/served", served)])
 
 
 def _serve(port: int, latency: float, slots: int) -> None:
@@ -182,18 +197,63 @@ def _one(method: str, model: str, args: argparse.Namespace) -> dict:
                 "--out", str(Path(tmp) / "run"), "--workers", str(args.workers), *METHODS[method]]
         if args.max_connections:
             argv += ["--max-connections", str(args.max_connections)]
-        t0, w0 = _cpu(), time.perf_counter()
+        (m0, k0), w0 = _cpu_split(), time.perf_counter()
+        t0 = m0 + k0
         with contextlib.redirect_stdout(open(os.devnull, "w")):
             command.search.main(argv, standalone_mode=False)
-        cpu, wall = _cpu() - t0, time.perf_counter() - w0
+        wall = time.perf_counter() - w0
+        m1, k1 = _cpu_split()  # the command's pool is closed: its workers are joined and counted
         kept = [json.loads(x) for x in (Path(tmp) / "run" / "stories.jsonl").read_text().splitlines()]
     import hashlib
 
     # the kept stories without the model's name: the same answers must keep the same stories against both targets
     # sorted: settings finish in any order (worker processes, a model's latency), their lines interleave with them
     stories = json.dumps(sorted((r["id"], r["text"], r["g"]) for r in kept)).encode()
-    return {"method": method, "model": model, "calls": calls[0], "cpu": cpu, "wall": wall, "startup": t0 - start,
+    return {"method": method, "model": model, "calls": calls[0], "cpu": m1 + k1 - t0, "cpu_main": m1 - m0,
+            "cpu_workers": k1 - k0, "wall": wall, "startup": t0 - start,
             "stories_sha256": hashlib.sha256(stories).hexdigest()[:16]}
+
+
+def _served(url: str) -> int:
+    import httpx
+
+    return httpx.get(url.removesuffix("/v1") + "/served", timeout=10.0).json()["requests"]
+
+
+def _live(method: str, model: str, args: argparse.Namespace) -> dict:
+    """Run the live task once in this process (Inspect's `eval()`, as `inspect eval` does), against the stand-in
+    server; its calls (counted at the server), CPU of this process and of its workers, and wall time."""
+    start = _cpu()
+    from inspect_ai import eval as inspect_eval
+
+    import tombench._registry  # noqa: F401
+    from tombench.generators.exploretom.search.pool import shared_pool
+    from tombench.generators.exploretom.search.registry import variants
+    from tombench.tasks.exploretom.adversarial import exploretom_adversarial
+
+    name, opts = variants()[method]
+    workers = int(args.workers)
+    task = exploretom_adversarial(
+        action_sets=args.story_types, asymmetric="both", people=args.people, moves=args.moves,
+        stories_per_setting=args.stories_per_setting, budget=args.budget, budget_unit="calls", seed=args.seed,
+        workers=workers, method=name, **opts)
+    url = os.environ["LOCAL_BASE_URL"]
+    with tempfile.TemporaryDirectory() as tmp:
+        os.environ["INSPECT_CACHE_DIR"] = str(Path(tmp) / "cache")  # no answer from an earlier run's cache
+        n0, (m0, k0), w0 = _served(url), _cpu_split(), time.perf_counter()
+        (log,) = inspect_eval(task, model=model, log_dir=str(Path(tmp) / "logs"), display="none",
+                              max_connections=args.max_connections or 64)
+        wall = time.perf_counter() - w0
+        if workers > 1:
+            shared_pool(workers).close()  # stopped at exit otherwise: joined here, their CPU is counted
+        m1, k1 = _cpu_split()
+        calls = _served(url) - n0
+        if log.status != "success":
+            raise SystemExit(f"the live task failed: {log.error}")
+        samples = len(log.samples or [])
+    return {"method": method, "model": model, "calls": calls, "cpu": m1 + k1 - m0 - k0, "cpu_main": m1 - m0,
+            "cpu_workers": k1 - k0, "wall": wall, "startup": m0 + k0 - start, "samples": samples,
+            "stories_sha256": "–"}
 
 
 def _plain(table: Path, model: str):
@@ -224,21 +284,23 @@ def _plain(table: Path, model: str):
     return direct
 
 
-def _child(method: str, target: str, args: argparse.Namespace, url: str | None, rep: int = 0) -> dict:
-    """`_one` in a fresh process (nothing cached from an earlier row); `rep`: which repeat (each repeat's replay
-    reads the answers of its own direct run)."""
+def _child(method: str, target: str, args: argparse.Namespace, url: str | None, rep: int = 0,
+           workers: int = 1) -> dict:
+    """`_one` (`_live` for the live target) in a fresh process (nothing cached from an earlier row); `rep`: which
+    repeat (each repeat's replay reads the answers of its own direct run)."""
     env = dict(os.environ)
     model = "tombench/recency"
-    if target == "server":
+    if target in ("server", "live"):
         env.update(LOCAL_BASE_URL=url or "", LOCAL_API_KEY="none")
         model = "openai-api/local/recency"
     elif target == "vllm":  # a real server the user started: its answers, hence its calls and stories, are its own
         env.update(VLLM_BASE_URL=args.base_url, VLLM_API_KEY=os.environ.get("VLLM_API_KEY", "none"))
         model = f"openai-api/vllm/{args.served_model}"
-    cmd = [sys.executable, __file__, "--one", method, model, "--story-types", args.story_types, "--people",
-           args.people, "--moves", args.moves, "--stories-per-setting", str(args.stories_per_setting), "--budget",
-           str(args.budget), "--seed", str(args.seed), "--workers", str(args.workers)]
-    if target in ("server", "vllm") or args.max_connections:
+    cmd = [sys.executable, __file__, "--live" if target == "live" else "--one", method, model, "--story-types",
+           args.story_types, "--people", args.people, "--moves", args.moves, "--stories-per-setting",
+           str(args.stories_per_setting), "--budget", str(args.budget), "--seed", str(args.seed), "--workers",
+           str(workers)]
+    if target in ("server", "vllm", "live") or args.max_connections:
         cmd += ["--max-connections", str(args.max_connections or 64)]
     if target in ("direct", "replay"):
         cmd += ["--answers", str(args.tables / f"{method}-{rep}.pkl")]
@@ -246,11 +308,11 @@ def _child(method: str, target: str, args: argparse.Namespace, url: str | None, 
     line = next((x for x in out.stdout.splitlines() if x.startswith("RESULT ")), None)
     if line is None:
         raise SystemExit(f"{method} against {target} failed:\n{out.stderr[-3000:]}")
-    return {**json.loads(line[len("RESULT "):]), "target": target}
+    return {**json.loads(line[len("RESULT "):]), "target": target, "workers": workers}
 
 
-def _ms(r: dict) -> float:
-    return 1000 * r["cpu"] / max(r["calls"], 1)
+def _ms(r: dict, key: str = "cpu") -> float:
+    return 1000 * r.get(key, 0.0) / max(r["calls"], 1)
 
 
 def _goal(rows: list[dict], on_grid: bool) -> str:
@@ -267,16 +329,17 @@ def _table(runs: list[list[dict]], latency: float, connections: int, on_grid: bo
     from rich.console import Console
     from rich.table import Table
 
-    t = Table(title=f"tombench search throughput (server: {latency}s per request, {connections} connections)")
-    for col in ("method", "target", "model calls", "CPU ms / call", "range", "goal", "calls / s",
-                "harness share of wall", "latency bound s", "wall / bound", "stories sha256"):
+    t = Table(title=f"harness throughput (server: {latency}s per request, {connections} connections)")
+    for col in ("method", "target", "workers", "model calls", "CPU ms / call", "main", "workers'", "range", "goal",
+                "calls / s", "harness share of wall", "latency bound s", "wall / bound", "stories sha256"):
         t.add_column(col, justify="right")
     for rows in runs:
         r = sorted(rows, key=_ms)[(len(rows) - 1) // 2]  # the median run (the lower one of an even count)
-        bound = r["calls"] * latency / connections if r["target"] == "server" else None
+        bound = r["calls"] * latency / connections if r["target"] in ("server", "live") else None
         spread = f"{min(map(_ms, rows)):.2f}-{max(map(_ms, rows)):.2f}" if len(rows) > 1 else "–"
         digests = {x["stories_sha256"] for x in rows}
-        t.add_row(r["method"], r["target"], str(r["calls"]), f"{_ms(r):.2f}", spread, _goal(rows, on_grid),
+        t.add_row(r["method"], r["target"], str(r["workers"]), str(r["calls"]), f"{_ms(r):.2f}",
+                  f"{_ms(r, 'cpu_main'):.2f}", f"{_ms(r, 'cpu_workers'):.2f}", spread, _goal(rows, on_grid),
                   f"{r['calls'] / r['wall']:.0f}", f"{r['cpu'] / r['wall']:.0%}",
                   "–" if bound is None else f"{bound:.1f}", "–" if bound is None else f"{r['wall'] / bound:.2f}",
                   r["stories_sha256"] if len(digests) == 1 else "differ between repeats")
@@ -285,7 +348,7 @@ def _table(runs: list[list[dict]], latency: float, connections: int, on_grid: bo
 
 def _check_targets(ap: argparse.ArgumentParser, args: argparse.Namespace, targets: list[str]) -> None:
     """Known targets only; vllm needs its server; replay needs the table direct writes, so direct must come first."""
-    known = {"instant", "server", "vllm", "direct", "replay"}
+    known = {"instant", "server", "vllm", "direct", "replay", "live"}
     if set(targets) - known:
         ap.error(f"unknown targets {sorted(set(targets) - known)}")
     if "vllm" in targets and not (args.base_url and args.served_model):
@@ -294,12 +357,45 @@ def _check_targets(ap: argparse.ArgumentParser, args: argparse.Namespace, target
         ap.error("--targets: replay replays what direct answered: name direct before it")
 
 
+def _measure(args: argparse.Namespace, rows: list[tuple[str, str, int]]) -> dict[tuple[str, str, int], list[dict]]:
+    """Every (method, target, workers) row's runs, each in a fresh process; the stand-in server up while any row
+    needs it."""
+    runs: dict[tuple[str, str, int], list[dict]] = {row: [] for row in rows}
+    with contextlib.ExitStack() as stack:
+        args.tables = Path(stack.enter_context(tempfile.TemporaryDirectory()))
+        served = {"server", "live"} & {t for _, t, _ in rows}
+        url = stack.enter_context(_server(args.latency, args.slots)) if served else None
+        # repeats interleaved (every row once, then again): a shared machine's load drifts over minutes
+        for rep in range(args.repeats):
+            for method, target, n in rows:
+                runs[method, target, n].append(_child(method, target, args, url, rep, n))
+                print(json.dumps(runs[method, target, n][-1]), file=sys.stderr, flush=True)
+    return runs
+
+
+def _worker_counts(ap: argparse.ArgumentParser, value: str) -> list[int]:
+    """--workers as the counts to run: "2", "1,2,4", "all" (the cores this process may use) or "sweep" (1 up to
+    them)."""
+    from tombench.kit.options import available_cores
+
+    if value.strip().lower() in ("sweep", "all"):
+        cores = available_cores()
+        return list(range(1, cores + 1)) if value.strip().lower() == "sweep" else [cores]
+    try:
+        counts = [int(x) for x in value.split(",") if x.strip()]
+    except ValueError:
+        counts = []
+    if not counts or min(counts) < 1:
+        ap.error(f"--workers {value!r}: give worker counts >= 1, comma-separated, or 'sweep'")
+    return counts
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--methods", default="improved,paper,over-generate")
     ap.add_argument("--targets", default="instant,server",
                     help="comma-separated: instant, server, vllm (a running server: --base-url, --served-model), "
-                         "direct, replay (replay after direct)")
+                         "direct, replay (replay after direct), live (the live task against the server's stand-in)")
     ap.add_argument("--base-url", default=None, help="the vllm target's OpenAI-compatible base URL, e.g. "
                     "http://127.0.0.1:8000/v1")
     ap.add_argument("--served-model", default=None, help="the vllm target's model name as the server knows it")
@@ -314,19 +410,23 @@ def main() -> None:
     ap.add_argument("--budget", type=int, default=200)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--workers", default="1",
-                    help="the search's worker processes (`tombench search --workers`); their CPU is counted too")
+                    help="the search's worker processes (`tombench search --workers`, the live task's -T workers); "
+                         "their CPU is counted too. Comma-separated counts give a row each; 'sweep': 1 up to the "
+                         "cores present")
     ap.add_argument("--repeats", type=int, default=1,
                     help="runs per (method, target), interleaved; the table prints the median and the range")
     ap.add_argument("--json", type=Path, default=None, help="also write the rows here")
     ap.add_argument("--one", nargs=2, metavar=("METHOD", "MODEL"), help=argparse.SUPPRESS)
+    ap.add_argument("--live", nargs=2, metavar=("METHOD", "MODEL"), help=argparse.SUPPRESS)
     ap.add_argument("--answers", type=Path, default=None, help=argparse.SUPPRESS)
     ap.add_argument("--serve", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.serve:
         _serve(args.serve, args.latency, args.slots)
         return
-    if args.one:
-        print("RESULT " + json.dumps(_one(args.one[0], args.one[1], args)), flush=True)
+    if args.one or args.live:
+        run = _one if args.one else _live
+        print("RESULT " + json.dumps(run(*(args.one or args.live), args)), flush=True)
         return
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     unknown = [m for m in methods if m not in METHODS]
@@ -336,16 +436,7 @@ def main() -> None:
     _check_targets(ap, args, targets)
     if args.repeats < 1:
         ap.error("--repeats must be at least 1")
-    runs: dict[tuple[str, str], list[dict]] = {(m, t): [] for m in methods for t in targets}
-    with contextlib.ExitStack() as stack:
-        args.tables = Path(stack.enter_context(tempfile.TemporaryDirectory()))
-        url = stack.enter_context(_server(args.latency, args.slots)) if "server" in targets else None
-        # repeats interleaved (every row once, then again): a shared machine's load drifts over minutes
-        for rep in range(args.repeats):
-            for method in methods:
-                for target in targets:
-                    runs[method, target].append(_child(method, target, args, url, rep))
-                    print(json.dumps(runs[method, target][-1]), file=sys.stderr, flush=True)
+    runs = _measure(args, [(m, t, n) for m in methods for t in targets for n in _worker_counts(ap, args.workers)])
     on_grid = all(str(getattr(args, k)) == str(v) for k, v in GRID.items())
     _table(list(runs.values()), args.latency, args.max_connections or 64, on_grid)
     if args.json:

@@ -1,4 +1,4 @@
-"""benchmarks/bench_throughput.py: its options, and its run against a real GPU server (issue #28 points 1 and 5)."""
+"""benchmarks/bench_throughput.py: its options, the live task's target, and its run against a real GPU server."""
 
 from __future__ import annotations
 
@@ -34,10 +34,47 @@ def test_repeats_must_be_positive() -> None:
     assert out.returncode == 2 and "--repeats must be at least 1" in out.stderr
 
 
-def test_the_goal_is_judged_on_the_median_run_of_the_instant_target_on_the_grid() -> None:
+def _bench():
     spec = importlib.util.spec_from_file_location("bench_throughput", BENCH)
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
+    return bench
+
+
+def test_bad_worker_counts_are_one_line() -> None:
+    out = _run("--workers", "0,2")
+    assert out.returncode == 2 and "--workers '0,2': give worker counts >= 1" in out.stderr
+
+
+def test_worker_counts_sweep_up_to_the_cores_present() -> None:
+    import argparse
+
+    from tombench.kit.options import available_cores
+
+    bench, ap = _bench(), argparse.ArgumentParser()
+    assert bench._worker_counts(ap, "sweep") == list(range(1, available_cores() + 1))
+    assert bench._worker_counts(ap, "all") == [available_cores()]
+    assert bench._worker_counts(ap, "1, 2") == [1, 2]
+
+
+@pytest.mark.timeout(600)
+def test_the_live_target_runs_the_live_task_against_the_stand_in_server(tmp_path: Path) -> None:
+    """The live task over HTTP, with 1 and 2 workers: the server answered its calls, and the CPU is split into the
+    main process's and the workers' (a worker's share only where there are workers)."""
+    rows = tmp_path / "rows.json"
+    out = _run("--targets", "live", "--methods", "improved", "--story-types", "tomi", "--people", "2", "--moves",
+               "2", "--stories-per-setting", "1", "--budget", "10", "--workers", "1,2", "--latency", "0.01",
+               "--json", str(rows), timeout=550)
+    assert out.returncode == 0, out.stderr[-3000:]
+    one, two = json.loads(rows.read_text())
+    assert (one["target"], one["workers"], two["workers"]) == ("live", 1, 2)
+    assert one["calls"] == two["calls"] > 0 and one["samples"] == two["samples"] > 0
+    assert one["cpu_main"] > 0 and two["cpu_workers"] > 0.1 > one["cpu_workers"]
+    assert "live" in out.stdout and "workers'" in out.stdout
+
+
+def test_the_goal_is_judged_on_the_median_run_of_the_instant_target_on_the_grid() -> None:
+    bench = _bench()
     runs = [{"method": "paper", "target": "instant", "cpu": cpu, "calls": 1000} for cpu in (2.4, 2.6, 2.45)]
     assert bench._goal(runs, on_grid=True) == "≤ 2.5: met"  # median 2.45 ms
     assert bench._goal(runs[1:2], on_grid=True) == "≤ 2.5: not met"

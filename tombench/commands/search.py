@@ -98,7 +98,8 @@ class _MethodChoice(click.Choice):
 @click.option("--max-connections", type=click.IntRange(1), default=None, help="Concurrent model calls (Inspect's limit).")
 @click.option("--shard", default=None, metavar="K/N",
               help="Search only shard K of N of the grid (every N-th setting from the K-th), e.g. on N machines; "
-                   "the N outputs together are the unsharded run's (export-training reads them all).")
+                   "the N outputs together are the unsharded run's (export-training reads them all). auto/N: K "
+                   "from a Kubernetes Indexed Job's or a Slurm array's task index.")
 @click.option("--parallel-settings", type=click.IntRange(1), default=None,
               help="Settings searched at once (default: 4, or --workers when more, so every worker has one).")
 @click.option("--workers", default="all", show_default=True, metavar="N|all",
@@ -129,9 +130,11 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
     ctxs = _contexts(contexts)
     ps, ms = checked_ints(people, "people", 1, people_limit(ctxs)), checked_ints(moves, "moves", 1, MAX_MOVES)
     rooms = None if rooms is None else checked_int(rooms, "rooms", 1, rooms_limit(ctxs))
-    indices, settings = run_options.shard_grid(run_options.setting_grid(types, ps, ms, rooms), _shard(shard))
+    shard_kn = _shard(shard)
+    indices, settings = run_options.shard_grid(run_options.setting_grid(types, ps, ms, rooms), shard_kn)
     if not settings:
-        raise UserError(f"shard {shard} has no settings: the grid has fewer than {_shard(shard)[0]} settings")
+        raise UserError(f"shard {shard_kn[0]}/{shard_kn[1]} has no settings: the grid has fewer than {shard_kn[0]} "
+                        "settings")
     margs = _model_args(model_args)
     n_workers = _workers(workers)
     parallel_settings = parallel_settings or max(4, n_workers)

@@ -138,8 +138,11 @@ def _generate_config(log: Any) -> dict[str, Any]:
 
 
 def shard_of(log: Any) -> tuple[int, int] | None:
-    """(K, N) of a log run as shard K of N (`-T shard=K/N`, N > 1); None for a whole run."""
-    value = (log.eval.task_args or {}).get("shard")
+    """(K, N) of a log run as shard K of N (`-T shard=K/N`, N > 1); None for a whole run.
+
+    The task's metadata says which shard it ran (the tasks write the resolved "K/N" there), the task argument only
+    what was asked: `-T shard=auto/N` is the same argument in all N logs of a job array."""
+    value = (log.eval.metadata or {}).get("shard") or (log.eval.task_args or {}).get("shard")
     k, sep, n = str(value or "").partition("/")
     if not sep or not (k.strip().isdigit() and n.strip().isdigit()):
         return None

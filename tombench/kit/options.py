@@ -19,13 +19,13 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from tombench.kit.errors import OptionError
 
-__all__ = ["MAX_MOVES", "check_bool", "check_float", "check_int", "check_ints", "check_shard", "check_workers", "in_shard", "people_limit",
-           "rooms_limit", "valid_range"]
+__all__ = ["MAX_MOVES", "SCHEDULER_INDEX", "check_bool", "check_float", "check_int", "check_ints", "check_shard",
+           "check_workers", "in_shard", "people_limit", "rooms_limit", "scheduler_shard", "valid_range"]
 
 #: A story has at most `Setting.max_sentences` (15) sentences and each important action is one of them.
 MAX_MOVES = 15
@@ -149,8 +149,20 @@ def check_bool(name: str, value: Any, *, allow_none: bool = False) -> bool | Non
 
 
 
-def check_shard(name: str, value: Any) -> tuple[int, int]:
-    """A shard spec "K/N" (1 <= K <= N) as (K, N); None and "" are the whole grid, (1, 1).
+#: the job engines whose task index `shard=auto/N` reads: (variable, its first index, the engine in words, how to
+#: number its tasks 1..N). Kubernetes numbers an Indexed Job's pods 0..completions-1 and keeps a pod's index when it
+#: retries it; a Slurm array's ids are whatever `--array` says, so `auto` asks for `--array=1-N` and takes the id
+#: as K: a failed task re-run alone (`--array=2`) is shard 2 again, which an offset from SLURM_ARRAY_TASK_MIN
+#: would not be.
+SCHEDULER_INDEX = (
+    ("JOB_COMPLETION_INDEX", 0, "a Kubernetes Indexed Job", "completions: N"),
+    ("SLURM_ARRAY_TASK_ID", 1, "a Slurm array", "--array=1-N"),
+)
+
+
+def check_shard(name: str, value: Any, environ: Mapping[str, str] | None = None) -> tuple[int, int]:
+    """A shard spec "K/N" (1 <= K <= N) as (K, N); None and "" are the whole grid, (1, 1); "auto/N" takes K from
+    the job engine's task index (`scheduler_shard`).
 
     Why here: the CLI's `--shard` and the tasks' `-T shard=` must accept and refuse the same specs (0/2, 3/2, "a/b"
     are one line each), and `in_shard` must mean the same split in both (docs/scale.md, "Beyond one machine")."""
@@ -158,10 +170,36 @@ def check_shard(name: str, value: Any) -> tuple[int, int]:
         return 1, 1
     k_text, sep, n_text = str(value).strip().partition("/")
     k, n = _as_int(k_text), _as_int(n_text)
+    if k_text.strip().lower() == "auto" and sep and n is not None and n >= 1:
+        return scheduler_shard(name, value, n, environ), n
     if isinstance(value, bool) or not sep or k is None or n is None or n < 1 or not 1 <= k <= n:
         raise OptionError(f"Invalid {name} value: {value!r}. Must be K/N with 1 <= K <= N (e.g. 2/4: the second "
-                          "of 4 shards)")
+                          "of 4 shards), or auto/N in a Kubernetes Indexed Job or a Slurm array")
     return k, n
+
+
+def scheduler_shard(name: str, value: Any, n: int, environ: Mapping[str, str] | None = None) -> int:
+    """K of `auto/N`: the task index of the Kubernetes Indexed Job or Slurm array this process runs in
+    (`SCHEDULER_INDEX`, read from `environ`, default this process's environment), or one line saying what is
+    missing or out of range.
+
+    Why: one array job runs the same command line N times; each copy must find its own shard without the user
+    computing K in a shell (off by one: Kubernetes counts from 0, `-T shard=` from 1)."""
+    environ = os.environ if environ is None else environ
+    found = [(var, first, engine, how) for var, first, engine, how in SCHEDULER_INDEX if var in environ]
+    if not found:
+        names = " or ".join(f"{var} ({engine})" for var, _, engine, _ in SCHEDULER_INDEX)
+        raise OptionError(f"Invalid {name} value: {value!r}. auto takes K from {names}, and neither is set: give K/N")
+    if len(found) > 1:
+        raise OptionError(f"Invalid {name} value: {value!r}. Both {' and '.join(f[0] for f in found)} are set, "
+                          "so the shard is ambiguous: give K/N")
+    var, first, engine, how = found[0]
+    index = _as_int(environ[var])
+    k = None if index is None else index - first + 1
+    if k is None or not 1 <= k <= n:
+        raise OptionError(f"Invalid {name} value: {value!r}. {var}={environ[var]!r} is not a shard of {n}: run "
+                          f"{engine} with {how.replace('N', str(n))}")
+    return k
 
 
 def in_shard(index: int, shard: tuple[int, int]) -> bool:

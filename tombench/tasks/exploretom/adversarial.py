@@ -249,7 +249,8 @@ def exploretom_adversarial(
         check: answer matching, "strict", the original "substring", or "judge" (a grader model scores the question
             samples, `--model-role grader=...`; the search itself reads answers with "strict").
         shard: "K/N" runs every N-th setting of the grid from the K-th (one of N machines, docs/scale.md); the N
-            shards' logs are one run for `tombench report` and `tombench leaderboard push`.
+            shards' logs are one run for `tombench report` and `tombench leaderboard push`. "auto/N" takes K from
+            a Kubernetes Indexed Job's or a Slurm array's task index (`kit.options.scheduler_shard`).
         workers: processes for the search's CPU work (None or "all": every core; 1: none, all in Inspect's
             process); the samples and scores are the same for any value (docs/scale.md).
         method: the search method (`tombench search --method`: astar, over-generate, random; the registry in
@@ -287,7 +288,7 @@ def exploretom_adversarial(
     samples = search_samples(settings, run.stories_per_setting, run.seed, per_setting=run.setting_scoped,
                              shard=shard_kn)
     if not samples:
-        raise OptionError(f"shard {shard} has no settings: the grid has {len(settings)}")
+        raise OptionError(f"shard {shard_kn[0]}/{shard_kn[1]} has no settings: the grid has {len(settings)}")
     return Task(
         dataset=SampleSource.from_samples(samples),
         solver=adversarial_solver(options, contexts, tuple(orders), workers),
