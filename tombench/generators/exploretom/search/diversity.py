@@ -21,7 +21,7 @@ import functools
 import itertools
 import statistics
 from collections.abc import Callable, Iterable, Sequence
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from tombench.dsl import Fact, StateChange, Story
 
@@ -148,112 +148,151 @@ def select_distinct(
     accuracy, no fewer contexts, within the cap) while that lowers the set's summed pairwise likeness (`swap=False`
     leaves them out: the search's own aim, where only the accuracies matter). The result keeps the ranked order.
     """
-    items = list(ranked)
-    cache: dict[int, frozenset[str]] = {}
+    sel = _Selector(list(ranked), n, context_of, shape_of, max_similarity, g_of)
+    best = sel.greedy(frozenset())
+    if g_of is not None:
+        best = sel.exchange(best)
+        if swap:
+            best = sel.swap_alike(best)
+    return [sel.items[i] for i in sorted(best)]
 
-    def sh(i: int) -> frozenset[str]:
-        if i not in cache:
-            cache[i] = shape_of(items[i])
-        return cache[i]
 
-    def greedy(excluded: frozenset[int]) -> list[int]:
-        kept: list[int] = []
-        shapes: list[frozenset[str]] = []
-        used: set[str] = set()
+class _Selector(Generic[T]):
+    """`select_distinct`'s candidates (by rank index) and the three steps it runs on them: greedy, exchanges, swaps.
+    Shapes are computed once per candidate."""
 
-        # closest(i) only grows as stories are kept: each candidate's maximum is brought up to date with the
-        # stories kept since it was last asked (the search builds its kept set anew every round, over hundreds of
-        # goals, so recomputing it against every kept shape each time was most of the selection's cost)
-        seen: dict[int, tuple[int, float]] = {}
+    def __init__(self, items: list[T], n: int, context_of: Callable[[T], str],
+                 shape_of: Callable[[T], frozenset[str]], max_similarity: float,
+                 g_of: Callable[[T], float] | None) -> None:
+        self.items, self.n, self.context_of, self.shape_of = items, n, context_of, shape_of
+        self.max_similarity, self.g_of = max_similarity, g_of
+        self.cache: dict[int, frozenset[str]] = {}
 
-        def closest(i: int) -> float:
-            done, best = seen.get(i, (0, 0.0))
-            if done < len(shapes):
-                si = sh(i)
-                for other in shapes[done:]:
-                    x = _jaccard(si, other)
-                    if x > best:
-                        best = x
-                seen[i] = (len(shapes), best)
-            return best
+    def sh(self, i: int) -> frozenset[str]:
+        if i not in self.cache:
+            self.cache[i] = self.shape_of(self.items[i])
+        return self.cache[i]
 
+    def context(self, i: int) -> str:
+        return self.context_of(self.items[i])
+
+    def g(self, i: int) -> float:
+        assert self.g_of is not None
+        return self.g_of(self.items[i])
+
+    def greedy(self, excluded: frozenset[int]) -> list[int]:
+        """Pass 1 with distinct contexts, pass 2 (while fewer than n) without; ties in g most-different-first."""
+        state = _Greedy(self)
         for distinct_contexts in (True, False):
             i = 0
-            while i < len(items) and len(kept) < n:
-                # the run of candidates as hard as items[i] (just items[i] without g_of)
-                j = i + 1
-                if g_of is not None:
-                    while j < len(items) and g_of(items[j]) == g_of(items[i]):
-                        j += 1
-                group = [k for k in range(i, j) if k not in kept and k not in excluded]
-                while group and len(kept) < n:
-                    ok = [k for k in group if not (distinct_contexts and context_of(items[k]) in used)
-                          and closest(k) <= max_similarity]
-                    if not ok:
-                        break
-                    k = min(ok, key=lambda k: (closest(k), k)) if g_of is not None else ok[0]
-                    kept.append(k)
-                    shapes.append(sh(k))
-                    used.add(context_of(items[k]))
-                    group.remove(k)
+            while i < len(self.items) and len(state.kept) < self.n:
+                j = self._run_end(i)
+                state.take_from([k for k in range(i, j) if k not in state.kept and k not in excluded],
+                                distinct_contexts)
                 i = j
-            if len(kept) >= n:
+            if len(state.kept) >= self.n:
                 break
-        return kept
+        return state.kept
 
-    def worth(sel: list[int]) -> tuple[int, int, float, float]:
-        # more stories, then more contexts, then the lowest total accuracy (a missing story counts as 1.0), then
-        # the least alike (the lowest sum of pairwise shape similarities)
-        assert g_of is not None
-        total = sum(g_of(items[k]) for k in sel) + (n - len(sel))
-        alike = sum(_jaccard(sh(a), sh(b)) for a, b in itertools.combinations(sel, 2))
-        return len(sel), len({context_of(items[k]) for k in sel}), -round(total, 9), -round(alike, 9)
+    def _run_end(self, i: int) -> int:
+        """The end of the run of candidates as hard as items[i] (just items[i] without g_of)."""
+        j = i + 1
+        if self.g_of is not None:
+            while j < len(self.items) and self.g(j) == self.g(i):
+                j += 1
+        return j
 
-    def swap_alike(sel: list[int]) -> list[int]:
-        # the greedy sets above differ by whole greedy passes; a kept story can still have an equally hard twin
-        # outside them that is less like the others (a search finds many stories at accuracy 0, often variations of
-        # one pattern). Swap the kept story whose replacement lowers the set's summed likeness most, keeping the
-        # accuracy, the number of contexts and the similarity cap; repeat while a swap helps
-        assert g_of is not None
-        by_g: dict[float, list[int]] = {}
-        for i in range(len(items)):
-            by_g.setdefault(round(g_of(items[i]), 9), []).append(i)
-        sel = list(sel)
-        for _ in range(SWAP_ROUNDS):
-            best_gain, move = 1e-9, None
-            for k in sel:
-                others = [o for o in sel if o != k]
-                contexts = {context_of(items[o]) for o in others}
-                need = len(contexts | {context_of(items[k])})
-                here = sum(_jaccard(sh(k), sh(o)) for o in others)
-                for c in by_g[round(g_of(items[k]), 9)]:
-                    if c in sel or len(contexts | {context_of(items[c])}) < need:
-                        continue
-                    sims = [_jaccard(sh(c), sh(o)) for o in others]
-                    if max(sims, default=0.0) <= max_similarity and here - sum(sims) > best_gain:
-                        best_gain, move = here - sum(sims), (k, c)
-            if move is None:
-                break
-            sel = [move[1] if x == move[0] else x for x in sel]
-        return sel
+    def worth(self, sel: list[int]) -> tuple[int, int, float, float]:
+        """More stories, then more contexts, then the lowest total accuracy (a missing story counts as 1.0), then
+        the least alike (the lowest sum of pairwise shape similarities)."""
+        total = sum(self.g(k) for k in sel) + (self.n - len(sel))
+        alike = sum(_jaccard(self.sh(a), self.sh(b)) for a, b in itertools.combinations(sel, 2))
+        return len(sel), len({self.context(k) for k in sel}), -round(total, 9), -round(alike, 9)
 
-    best = greedy(frozenset())
-    if g_of is not None:
-        # greedy can lose: one hard story whose shape is near two others' keeps both of them out. Try leaving out
-        # each kept story in turn (hardest first) and take the greedy set without it when it has no fewer stories,
-        # no fewer contexts and a lower total accuracy, or the same total and less alike stories; repeat until
-        # none is better (each round leaves one more story out, so it ends)
+    def exchange(self, best: list[int]) -> list[int]:
+        """Greedy can lose: one hard story whose shape is near two others' keeps both of them out. Leave out each
+        kept story in turn (hardest first) and take the greedy set without it when it has no fewer stories, no
+        fewer contexts and a lower total accuracy, or the same total and less alike stories; repeat until none is
+        better (each round leaves one more story out, so it ends)."""
         excluded: frozenset[int] = frozenset()
         for _ in range(EXCHANGE_ROUNDS):
-            base = worth(best)
-            for k in sorted(best, key=lambda k: (g_of(items[k]), k)):
-                trial = greedy(excluded | {k})
-                w = worth(trial)
+            base = self.worth(best)
+            for k in sorted(best, key=lambda k: (self.g(k), k)):
+                trial = self.greedy(excluded | {k})
+                w = self.worth(trial)
                 if w[0] >= base[0] and w[1] >= base[1] and w[2:] > base[2:]:
                     best, excluded = trial, excluded | {k}
                     break
             else:
                 break
-        if swap:
-            best = swap_alike(best)
-    return [items[i] for i in sorted(best)]
+        return best
+
+    def swap_alike(self, sel: list[int]) -> list[int]:
+        """The greedy sets differ by whole greedy passes; a kept story can still have an equally hard twin outside
+        them that is less like the others (a search finds many stories at accuracy 0, often variations of one
+        pattern). Swap the kept story whose replacement lowers the set's summed likeness most, keeping the
+        accuracy, the number of contexts and the similarity cap; repeat while a swap helps."""
+        by_g: dict[float, list[int]] = {}
+        for i in range(len(self.items)):
+            by_g.setdefault(round(self.g(i), 9), []).append(i)
+        sel = list(sel)
+        for _ in range(SWAP_ROUNDS):
+            move = self._best_swap(sel, by_g)
+            if move is None:
+                break
+            sel = [move[1] if x == move[0] else x for x in sel]
+        return sel
+
+    def _best_swap(self, sel: list[int], by_g: dict[float, list[int]]) -> tuple[int, int] | None:
+        best_gain, move = 1e-9, None
+        for k in sel:
+            others = [o for o in sel if o != k]
+            contexts = {self.context(o) for o in others}
+            need = len(contexts | {self.context(k)})
+            here = sum(_jaccard(self.sh(k), self.sh(o)) for o in others)
+            for c in by_g[round(self.g(k), 9)]:
+                if c in sel or len(contexts | {self.context(c)}) < need:
+                    continue
+                sims = [_jaccard(self.sh(c), self.sh(o)) for o in others]
+                if max(sims, default=0.0) <= self.max_similarity and here - sum(sims) > best_gain:
+                    best_gain, move = here - sum(sims), (k, c)
+        return move
+
+
+class _Greedy(Generic[T]):
+    """One greedy pass's kept stories, their shapes and contexts, and each candidate's closest kept shape."""
+
+    def __init__(self, sel: _Selector[T]) -> None:
+        self.sel = sel
+        self.kept: list[int] = []
+        self.shapes: list[frozenset[str]] = []
+        self.used: set[str] = set()
+        #: closest(i) only grows as stories are kept: each candidate's maximum is brought up to date with the
+        #: stories kept since it was last asked (the search builds its kept set anew every round, over hundreds of
+        #: goals, so recomputing it against every kept shape each time was most of the selection's cost)
+        self.seen: dict[int, tuple[int, float]] = {}
+
+    def closest(self, i: int) -> float:
+        done, best = self.seen.get(i, (0, 0.0))
+        if done < len(self.shapes):
+            si = self.sel.sh(i)
+            for other in self.shapes[done:]:
+                x = _jaccard(si, other)
+                if x > best:
+                    best = x
+            self.seen[i] = (len(self.shapes), best)
+        return best
+
+    def take_from(self, group: list[int], distinct_contexts: bool) -> None:
+        """Keep candidates of one equally hard run while they fit (context rule, similarity cap, n)."""
+        sel = self.sel
+        while group and len(self.kept) < sel.n:
+            ok = [k for k in group if not (distinct_contexts and sel.context(k) in self.used)
+                  and self.closest(k) <= sel.max_similarity]
+            if not ok:
+                break
+            k = min(ok, key=lambda k: (self.closest(k), k)) if sel.g_of is not None else ok[0]
+            self.kept.append(k)
+            self.shapes.append(sel.sh(k))
+            self.used.add(sel.context(k))
+            group.remove(k)
