@@ -11,7 +11,8 @@ against it.
 
 How it runs: one *search* sample per (setting, story). Its solver runs the search with the model under test as the
 target (Inspect's connection limits and response cache apply). When it finds a story the model gets wrong, every
-question of that story becomes a scored sample of this task (`enqueue_sample`), answered by the model the paper's way
+question of that story becomes a scored sample of this task (`question_samples`, returned when the search sample
+completes, so that `inspect eval-retry` regenerates them from a reused search sample), answered by the model the paper's way
 and scored by `tom_answer`, with the action set, asymmetry, people, moves, order and interesting flags as metadata.
 The search trace is kept in the search sample's metadata. A search that finds nothing within its budget is not
 dropped: `search_outcome` scores the share of the requested stories found, and its `settings_filled` metric the share
@@ -35,6 +36,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from tombench.dsl import Setting, Story, derive_seed
 from tombench.generators.exploretom.search import run_options
+from tombench.kit.calls import reread
 from tombench.kit.errors import OptionError
 from tombench.kit.options import (
     MAX_MOVES,
@@ -148,11 +150,30 @@ def search_summary(run: RunConfig, kept: Sequence[dict[str, Any]], prog: Setting
     return summary
 
 
+def question_samples(search_sample: Any, orders: Sequence[int]) -> list[Sample]:
+    """The scored samples a finished search sample (an `EvalSample`) adds to the task: every question of each story
+    it kept; none from another sample or a search that failed.
+
+    They come from the task's `SampleSource` when the search sample completes, not from its solver: on
+    `inspect eval-retry`, Inspect calls this for the search samples it reuses too, and reuses the question samples
+    the prior attempt already scored (a solver's `enqueue_sample` would not run for a reused sample, and its
+    questions would be lost)."""
+    md = search_sample.metadata or {}
+    if md.get("tombench_kind") != SEARCH_KIND or search_sample.error is not None or "search" not in md:
+        return []
+    summary = md["search"]
+    setting = Setting(md["story_type"], md["people"], md["moves"], md["rooms"])
+    model = search_sample.output.model
+    return [q for rec in summary["stories"]
+            for q in story_samples(Story.from_dict(rec["story"]), story_id=rec["id"], setting=setting, orders=orders,
+                                   extra={"generator_model": model, "tombench_kind": "question",
+                                          "search_g": rec["g"], "search_method": summary["method"]})]
+
+
 @solver
 def adversarial_solver(
     options: dict[str, Any],
     contexts: str = "bank",
-    question_orders: Sequence[int] = (0, 1, 2),
     workers: int | str | None = None,
 ) -> Solver:
     """Search samples run the search against the model under test; question samples are answered normally.
@@ -175,11 +196,10 @@ def adversarial_solver(
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         md = state.metadata
         if md.get("tombench_kind") != SEARCH_KIND:
-            for step in answer_question:
+            for step in answer_question[:-1]:
                 state = await step(state, generate)
-            return state
-        from inspect_ai import enqueue_sample
-
+            # the last step is the generation: asked again here when its reply cannot be read (`kit.calls.reread`)
+            return await reread(lambda c: generate(state, cache=c), True)
         from tombench.tasks.exploretom.answerer import inspect_answerer
 
         model = get_model()
@@ -188,11 +208,6 @@ def adversarial_solver(
         pool = shared_pool(n_workers) if n_workers > 1 else None
         summary = await _search(md, setting, ctxs, inspect_answerer(model, cache=True), run, pool)
         kept = summary["stories"]
-        for rec in kept:
-            enqueue_sample(story_samples(Story.from_dict(rec["story"]), story_id=rec["id"], setting=setting,
-                                         orders=question_orders,
-                                         extra={"generator_model": str(model), "tombench_kind": "question",
-                                                "search_g": rec["g"], "search_method": summary["method"]}))
         state.metadata["search"] = summary
         text = (f"kept {len(kept)} of {summary['wanted']} stories; first-order accuracy "
                 + ", ".join(f"{r['g']:.2f}" for r in kept)
@@ -288,11 +303,17 @@ def exploretom_adversarial(
                              shard=shard_kn)
     if not samples:
         raise OptionError(f"shard {shard} has no settings: the grid has {len(settings)}")
+    async def follow_ups(done: Any) -> list[Sample]:
+        return question_samples(done, tuple(orders))
+
     return Task(
-        dataset=SampleSource.from_samples(samples),
-        solver=adversarial_solver(options, contexts, tuple(orders), workers),
+        dataset=SampleSource.from_samples(samples, sample_complete=follow_ups),
+        solver=adversarial_solver(options, contexts, workers),
         scorer=[adversarial_answer(check=check_mode), search_outcome()],
         config=TOM_CONFIG,
+        # a sample whose calls keep failing (`kit.calls.CallFailed`) ends alone: the other settings' searches go on,
+        # the log's status is then "error" and `inspect eval-retry` re-runs what failed
+        continue_on_fail=True,
         # settings: the whole grid's (a shard's share of it is in its samples; the shards' logs combine into one run)
         metadata={"benchmark": "exploretom", "live_adversarial": True, "settings": len(settings),
                   **({"shard": f"{shard_kn[0]}/{shard_kn[1]}"} if shard_kn[1] > 1 else {})},
