@@ -26,7 +26,7 @@ each kept story becomes a scored sample. `mode=paper` keeps the paper's one sear
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from inspect_ai import Task, task
@@ -53,6 +53,7 @@ from tombench.kit.options import (
 from tombench.kit.pinning import TaskData
 from tombench.scorers.exploretom import SEARCH_KIND, adversarial_answer, search_outcome
 from tombench.scorers.story_questions import matcher_check, validate_check
+from tombench.tasks.exploretom.progress import LiveProgress
 from tombench.tasks.story_questions import TOM_CONFIG, story_samples, tom_solver
 
 if TYPE_CHECKING:
@@ -105,7 +106,8 @@ def search_samples(settings: Sequence[Setting], stories_per_setting: int, seed: 
 
 
 async def _search(md: dict[str, Any], setting: Setting, ctxs: Sequence[Any], answer: Any, run: RunConfig,
-                  pool: Any = None) -> dict[str, Any]:
+                  pool: Any = None, on_progress: Callable[[SettingProgress], None] = lambda p: None,
+                  ) -> dict[str, Any]:
     """The runner's per-setting loop for one search sample (in a worker process of `pool` when given): the whole
     setting in setting scope (its slot contexts), else the sample's story slot alone (the paper's single search,
     in the bank's context of that slot); its summary (`search_summary`)."""
@@ -120,6 +122,8 @@ async def _search(md: dict[str, Any], setting: Setting, ctxs: Sequence[Any], ans
     def on_event(event: tuple[str, Any]) -> None:
         if event[0] == "attempt":
             attempts.append(event[1])
+        elif event[0] == "progress":
+            on_progress(event[1])
 
     kept, prog = (await setting_job(answer, on_event, *args) if pool is None
                   else await pool.run(setting_job, args, answer, on_event))
@@ -170,18 +174,27 @@ def question_samples(search_sample: Any, orders: Sequence[int]) -> list[Sample]:
                                           "search_g": rec["g"], "search_method": summary["method"]})]
 
 
+def _feed(progress: LiveProgress | None, sample_id: str, answer: Any, unit: str) -> Callable[[SettingProgress], None]:
+    """What one search sample tells the live counters: its prompts answered, and its spend as it goes."""
+    if progress is None:
+        return lambda p: None
+    progress.searching(sample_id, answer.calls)
+    return lambda p: progress.searched(sample_id, p.model_calls if unit == "calls" else p.spent)
+
+
 @solver
 def adversarial_solver(
     options: dict[str, Any],
     contexts: str = "bank",
     workers: int | str | None = None,
+    progress: LiveProgress | None = None,
 ) -> Solver:
     """Search samples run the search against the model under test; question samples are answered normally.
 
     `options`: the run's options (`run_options.run_config`, as `tombench search` passes them), the model's name
     added where it runs. `workers` (`kit.options.check_workers`; None: every core): the searches' CPU runs in that
     many processes of one pool for the whole process (`pool.shared_pool`), the model's answers come from here; 1:
-    in this process."""
+    in this process. `progress`: the task's live counters (`LiveProgress`), fed with each search's spend and calls."""
     from tombench.generators.exploretom.contexts import resolve_contexts
     from tombench.generators.exploretom.search.pool import shared_pool
 
@@ -206,7 +219,9 @@ def adversarial_solver(
         run = run_options.run_config(**options, model=str(model))
         setting = Setting(md["story_type"], md["people"], md["moves"], md["rooms"])
         pool = shared_pool(n_workers) if n_workers > 1 else None
-        summary = await _search(md, setting, ctxs, inspect_answerer(model, cache=True), run, pool)
+        answer = inspect_answerer(model, cache=True)
+        summary = await _search(md, setting, ctxs, answer, run, pool, _feed(progress, str(state.sample_id), answer,
+                                                                            run.search.budget_unit))
         kept = summary["stories"]
         state.metadata["search"] = summary
         text = (f"kept {len(kept)} of {summary['wanted']} stories; first-order accuracy "
@@ -303,12 +318,19 @@ def exploretom_adversarial(
                              shard=shard_kn)
     if not samples:
         raise OptionError(f"shard {shard} has no settings: the grid has {len(settings)}")
+    progress = LiveProgress([(str(x.id), x.metadata["setting_id"],  # type: ignore[index]
+                              run.setting_budget if run.setting_scoped else run.budget_per_story) for x in samples],
+                            run.search.budget_unit)
+
     async def follow_ups(done: Any) -> list[Sample]:
-        return question_samples(done, tuple(orders))
+        added = question_samples(done, tuple(orders))
+        kind = (done.metadata or {}).get("tombench_kind")
+        progress.completed(done, "search" if kind == SEARCH_KIND else "question", len(added))
+        return added
 
     return Task(
         dataset=SampleSource.from_samples(samples, sample_complete=follow_ups),
-        solver=adversarial_solver(options, contexts, workers),
+        solver=adversarial_solver(options, contexts, workers, progress),
         scorer=[adversarial_answer(check=check_mode), search_outcome()],
         config=TOM_CONFIG,
         # a sample whose calls keep failing (`kit.calls.CallFailed`) ends alone: the other settings' searches go on,
