@@ -119,8 +119,7 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
         if OPTS.segfault_on_completion:
             print("standin: general protection fault in the first matrix product", flush=True)
-            signal.signal(signal.SIGSEGV, signal.SIG_DFL)
-            os.kill(os.getpid(), signal.SIGSEGV)
+            os.kill(os.getpid(), signal.SIGSEGV)  # its default action (set at start: handler threads cannot) kills
         if OPTS.die_on_completion:
             print("standin: general protection fault in the first matrix product", flush=True)
             os._exit(139)
@@ -158,6 +157,8 @@ if __name__ == "__main__":
     OPTS = _options(sys.argv[1:])
     if OPTS.ignore_sigterm:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    if OPTS.segfault_on_completion:
+        signal.signal(signal.SIGSEGV, signal.SIG_DFL)
     ThreadingHTTPServer.daemon_threads = True
     server = ThreadingHTTPServer(("127.0.0.1", OPTS.port), _Handler)
     print("standin: listening", flush=True)
