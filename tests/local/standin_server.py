@@ -2,6 +2,7 @@
 
     python standin_server.py PORT [--ignore-sigterm] [--die-on-completion] [--segfault-on-completion]
                              [--answer recency] [--fault KIND:N ...] [--fail-after N] [--fail-matching TEXT]
+                             [--hang-matching TEXT]
 
 It answers GET /v1/models, POST /v1/chat/completions and GET /stats (the completions asked for so far, faulty ones
 included: the tests count what the response cache saved with it). Stdlib only, it starts in milliseconds, so the
@@ -18,7 +19,9 @@ tested with a real HTTP server and client, not mocks:
   SDK's parser raises), `drop` (status 200, the full Content-Length announced, the connection closed mid-body);
 * `--fail-after N`: every completion after the first N is a truncated reply (a provider gone bad for good);
 * `--fail-matching TEXT`: every completion whose request body contains TEXT is a truncated reply (one setting's
-  calls keep failing, the others' succeed).
+  calls keep failing, the others' succeed);
+* `--hang-matching TEXT`: every completion whose request body contains TEXT hangs (GET /stats counts them as
+  "hanging": a test knows the run has reached those calls, e.g. the questions only the scored samples ask).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ class _Counter:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.n = 0
+        self.hanging = 0
 
     def next(self) -> int:
         with self.lock:
@@ -58,6 +62,7 @@ def _options(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--fault", action="append", default=[], help="KIND:N, KIND one of " + ", ".join(FAULTS))
     ap.add_argument("--fail-after", type=int, default=None)
     ap.add_argument("--fail-matching", default=None)
+    ap.add_argument("--hang-matching", default=None)
     opts = ap.parse_args(argv)
     opts.faults = []
     for spec in opts.fault:
@@ -89,6 +94,8 @@ def _fault(n: int, raw: bytes) -> str | None:
         return "truncate"
     if OPTS.fail_matching is not None and OPTS.fail_matching.encode() in raw:
         return "truncate"
+    if OPTS.hang_matching is not None and OPTS.hang_matching.encode() in raw:
+        return "hang"
     return next((kind for kind, every in OPTS.faults if n % every == 0), None)
 
 
@@ -106,7 +113,7 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
         if self.path == "/stats":
-            self._send(200, json.dumps({"completions": COUNT.n}).encode())
+            self._send(200, json.dumps({"completions": COUNT.n, "hanging": COUNT.hanging}).encode())
         elif self.path == "/v1/models":
             self._send(200, json.dumps({"object": "list", "data": [{"id": "standin", "object": "model"}]}).encode())
         else:
@@ -132,6 +139,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(429, b'{"error": {"message": "rate limited", "type": "rate_limit_error"}}', {"Retry-After": "1"})
             return
         if fault == "hang":
+            with COUNT.lock:
+                COUNT.hanging += 1
             time.sleep(3600)
             return
         body = json.loads(raw)

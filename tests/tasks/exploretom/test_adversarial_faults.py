@@ -58,8 +58,8 @@ class Standin:
             time.sleep(0.05)
         raise RuntimeError("the stand-in server did not start")
 
-    def completions(self) -> int:
-        return httpx.get(self.stats, timeout=5.0).json()["completions"]
+    def completions(self, what: str = "completions") -> int:
+        return httpx.get(self.stats, timeout=5.0).json()[what]
 
     def stop(self) -> None:
         self.proc.kill()
@@ -180,3 +180,46 @@ def test_a_killed_run_is_finished_by_eval_retry_from_the_cache(tmp_path, monkeyp
     # what the cache held was not asked again: the calls in flight at the kill (counted by the server, never
     # cached) are all the killed run's calls that are asked again
     assert before + after >= clean[1] and clean[1] - after >= before // 2, (before, after, clean[1])
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    with contextlib.suppress(OSError):  # a zombie has exited: its state is Z
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+    return False
+
+
+def _children(pid: int) -> list[int]:
+    out = subprocess.run(["pgrep", "-P", str(pid)], capture_output=True, text=True).stdout
+    return [int(x) for x in out.split()]
+
+
+@pytest.mark.timeout(240)
+def test_ctrl_c_during_the_final_scoring_ends_the_eval_within_30_s(tmp_path, monkeypatch) -> None:
+    """Ctrl-C (SIGINT to the process group) once the searches are done and the question samples are being answered
+    and scored (the server hangs on the second-order questions, which only they ask): `inspect eval` ends within
+    30 s and leaves no worker behind."""
+    monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
+    args = [f"-T{k}={v}" for k, v in {**OPTIONS, "workers": 2}.items()]
+    with standin(monkeypatch, "--hang-matching", " think that ") as server:
+        proc = subprocess.Popen([sys.executable, "-m", "inspect_ai", "eval", "tombench/exploretom_adversarial",
+                                 "--model", MODEL, *args, "--log-dir", str(tmp_path / "logs"), "--display", "plain"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 150
+            while server.completions("hanging") == 0 and proc.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert proc.poll() is None and server.completions("hanging") > 0, "the scoring never started"
+            children = _children(proc.pid)
+            os.killpg(proc.pid, signal.SIGINT)
+            proc.wait(timeout=30)
+        finally:
+            if proc.poll() is None:
+                os.killpg(proc.pid, signal.SIGKILL)
+    deadline = time.monotonic() + 10
+    while any(map(_alive, children)) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(map(_alive, children)), [c for c in children if _alive(c)]
