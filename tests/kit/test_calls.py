@@ -127,3 +127,56 @@ def test_ask_until_parsed_gives_up_after_its_retries_and_keeps_the_last_output()
     assert (result.value, result.attempts, dict(result.errors), result.last_output) == (None, 2, {"odd": 2}, "5")
     with pytest.raises(ValueError):  # anything but a malformed answer is a bug, never counted
         asyncio.run(ask_until_parsed(Recorder([("x", None)]), "p", _even, cache=lambda a: False))
+
+
+def test_reread_asks_an_unreadable_reply_again_each_time_in_its_own_cache_scope() -> None:
+    import json
+
+    from tombench.kit.calls import reread
+
+    caches: list[Any] = []
+
+    async def call(cache: Any) -> str:
+        caches.append(cache)
+        if len(caches) < 3:
+            raise json.JSONDecodeError("Unterminated string", '{"id": "c', 7)
+        return "answer"
+
+    assert asyncio.run(reread(call, True, backoff=0.0)) == "answer"
+    assert caches[0] is True  # the first try keeps the plain key: a finished run re-run reads the cache
+    assert [c.scopes for c in caches[1:]] == [{"tombench_retry_reread": "1"}, {"tombench_retry_reread": "2"}]
+
+
+def test_reread_gives_up_with_what_failed_and_after_how_many_tries() -> None:
+    import httpx
+
+    from tombench.kit.calls import CallFailed, reread
+
+    tries = [0]
+
+    async def call(cache: Any) -> str:
+        tries[0] += 1
+        raise httpx.RemoteProtocolError("peer closed connection without sending complete message body")
+
+    with pytest.raises(CallFailed, match="failed 3 times in a row, the last with a broken connection"):
+        asyncio.run(reread(call, True, tries=3, backoff=0.0))
+    assert tries[0] == 3
+
+
+def test_reread_leaves_other_errors_alone() -> None:
+    from tombench.kit.calls import reread, unreadable
+
+    class ServiceTemporarilyOverloaded(Exception):
+        pass
+
+    assert unreadable(ServiceTemporarilyOverloaded("busy")) is not None  # names itself transient
+    assert unreadable(ValueError("bad request")) is None
+    tries = [0]
+
+    async def call(cache: Any) -> str:
+        tries[0] += 1
+        raise ValueError("bad request")
+
+    with pytest.raises(ValueError, match="bad request"):
+        asyncio.run(reread(call, True, backoff=0.0))
+    assert tries[0] == 1

@@ -14,10 +14,17 @@ scope. `make_asker` puts every non-zero entry of `retry` (a whole-story round, a
 into the key as `tombench_retry_<name>`; its first try (all zeros) keeps the plain key, so re-running a finished
 command is still served from the cache for free. `ask_until_parsed` asks its caller for the cache of each attempt,
 so a family whose caches already use other scope names keeps them (and its users' caches keep replaying).
+
+Inspect retries what a provider's status says is transient (429, 5xx, timeouts, connections refused or dropped);
+a reply it cannot read at all (status 200 with a truncated JSON body, as a gateway cutting a reply sends) escapes
+it. `reread` retries such a call a bounded number of times with backoff, each retry in its own cache scope
+(`retry_cache`, scope `tombench_retry_reread`), and then raises `CallFailed`, which says what failed and after how
+many tries: the caller's sample ends with that error and the rest of the eval goes on.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections import Counter
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +36,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Ask",
     "Asker",
+    "CallFailed",
     "MalformedOutput",
     "ModelError",
     "ModelLike",
@@ -38,6 +46,8 @@ __all__ = [
     "ask_until_parsed",
     "call_model",
     "make_asker",
+    "reread",
+    "unreadable",
     "retry_cache",
     "scoped_cache",
 ]
@@ -64,6 +74,63 @@ class ModelError(MalformedOutput):
     """The provider answered with an error instead of text (a refusal, a content filter): counted, never fatal."""
 
     kind = "model_error"
+
+
+class CallFailed(RuntimeError):
+    """A model call whose reply could not be read after every try `reread` gave it."""
+
+
+#: tries of a call whose reply could not be read, and the wait before the first retry (doubled for each next one)
+REREAD_TRIES = 4
+REREAD_BACKOFF = 1.0
+#: words by which a provider's error names itself transient in its class name, `code` or `type`
+_TRANSIENT_WORDS = ("transient", "temporar", "overload", "unavailable")
+
+
+def unreadable(ex: BaseException) -> str | None:
+    """What made a call fail in a way worth asking again that Inspect does not retry, or None.
+
+    A reply that does not parse (`JSONDecodeError` from the SDK's parser), a connection that broke while the body
+    was read (httpx's transport errors, where the SDK lets them through), and a provider error that names itself
+    transient. Anything else (a bad request, an authentication error, a bug) is not asked again."""
+    import json
+
+    import httpx
+
+    seen: set[int] = set()
+    e: BaseException | None = ex
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        if isinstance(e, json.JSONDecodeError):
+            return f"an unreadable reply ({type(e).__name__}: {e})"
+        if isinstance(e, httpx.TransportError):
+            return f"a broken connection ({type(e).__name__}: {e})"
+        names = [type(e).__name__, getattr(e, "code", None), getattr(e, "type", None)]
+        if any(isinstance(n, str) and any(w in n.lower() for w in _TRANSIENT_WORDS) for n in names):
+            return f"a transient provider error ({type(e).__name__}: {e})"
+        e = e.__cause__ or e.__context__
+    return None
+
+
+async def reread(call: Callable[[bool | CachePolicy], Awaitable[T]], cache: bool | CachePolicy, *,
+                 tries: int | None = None, backoff: float | None = None) -> T:
+    """`await call(cache)`, asked again up to `tries` times in all when it fails `unreadable`-ly, after `backoff`,
+    2 x `backoff`, ... seconds, each retry with its own cache scope; `CallFailed` when every try failed so.
+
+    The first try keeps the plain cache key, so a finished run re-run reads the cache for free."""
+    tries = max(1, REREAD_TRIES if tries is None else tries)
+    wait = REREAD_BACKOFF if backoff is None else backoff
+    for attempt in range(tries):
+        try:
+            return await call(retry_cache(cache, {"reread": attempt}))
+        except Exception as ex:  # noqa: BLE001 - classified right here; anything else is raised again
+            what = unreadable(ex)
+            if what is None:
+                raise
+            if attempt + 1 >= tries:
+                raise CallFailed(f"a model call failed {tries} times in a row, the last with {what}") from ex
+        await asyncio.sleep(min(wait * 2 ** attempt, 60.0))
+    raise AssertionError("unreachable")
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,8 @@ against it.
 
 How it runs: one *search* sample per (setting, story). Its solver runs the search with the model under test as the
 target (Inspect's connection limits and response cache apply). When it finds a story the model gets wrong, every
-question of that story becomes a scored sample of this task (`enqueue_sample`), answered by the model the paper's way
+question of that story becomes a scored sample of this task (`question_samples`, returned when the search sample
+completes, so that `inspect eval-retry` regenerates them from a reused search sample), answered by the model the paper's way
 and scored by `tom_answer`, with the action set, asymmetry, people, moves, order and interesting flags as metadata.
 The search trace is kept in the search sample's metadata. A search that finds nothing within its budget is not
 dropped: `search_outcome` scores the share of the requested stories found, and its `settings_filled` metric the share
@@ -25,7 +26,7 @@ each kept story becomes a scored sample. `mode=paper` keeps the paper's one sear
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 from inspect_ai import Task, task
@@ -35,6 +36,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from tombench.dsl import Setting, Story, derive_seed
 from tombench.generators.exploretom.search import run_options
+from tombench.kit.calls import reread
 from tombench.kit.errors import OptionError
 from tombench.kit.options import (
     MAX_MOVES,
@@ -51,6 +53,7 @@ from tombench.kit.options import (
 from tombench.kit.pinning import TaskData
 from tombench.scorers.exploretom import SEARCH_KIND, adversarial_answer, search_outcome
 from tombench.scorers.story_questions import matcher_check, validate_check
+from tombench.tasks.exploretom.progress import LiveProgress
 from tombench.tasks.story_questions import TOM_CONFIG, story_samples, tom_solver
 
 if TYPE_CHECKING:
@@ -103,7 +106,8 @@ def search_samples(settings: Sequence[Setting], stories_per_setting: int, seed: 
 
 
 async def _search(md: dict[str, Any], setting: Setting, ctxs: Sequence[Any], answer: Any, run: RunConfig,
-                  pool: Any = None) -> dict[str, Any]:
+                  pool: Any = None, on_progress: Callable[[SettingProgress], None] = lambda p: None,
+                  ) -> dict[str, Any]:
     """The runner's per-setting loop for one search sample (in a worker process of `pool` when given): the whole
     setting in setting scope (its slot contexts), else the sample's story slot alone (the paper's single search,
     in the bank's context of that slot); its summary (`search_summary`)."""
@@ -118,6 +122,8 @@ async def _search(md: dict[str, Any], setting: Setting, ctxs: Sequence[Any], ans
     def on_event(event: tuple[str, Any]) -> None:
         if event[0] == "attempt":
             attempts.append(event[1])
+        elif event[0] == "progress":
+            on_progress(event[1])
 
     kept, prog = (await setting_job(answer, on_event, *args) if pool is None
                   else await pool.run(setting_job, args, answer, on_event))
@@ -148,19 +154,47 @@ def search_summary(run: RunConfig, kept: Sequence[dict[str, Any]], prog: Setting
     return summary
 
 
+def question_samples(search_sample: Any, orders: Sequence[int]) -> list[Sample]:
+    """The scored samples a finished search sample (an `EvalSample`) adds to the task: every question of each story
+    it kept; none from another sample or a search that failed.
+
+    They come from the task's `SampleSource` when the search sample completes, not from its solver: on
+    `inspect eval-retry`, Inspect calls this for the search samples it reuses too, and reuses the question samples
+    the prior attempt already scored (a solver's `enqueue_sample` would not run for a reused sample, and its
+    questions would be lost)."""
+    md = search_sample.metadata or {}
+    if md.get("tombench_kind") != SEARCH_KIND or search_sample.error is not None or "search" not in md:
+        return []
+    summary = md["search"]
+    setting = Setting(md["story_type"], md["people"], md["moves"], md["rooms"])
+    model = search_sample.output.model
+    return [q for rec in summary["stories"]
+            for q in story_samples(Story.from_dict(rec["story"]), story_id=rec["id"], setting=setting, orders=orders,
+                                   extra={"generator_model": model, "tombench_kind": "question",
+                                          "search_g": rec["g"], "search_method": summary["method"]})]
+
+
+def _feed(progress: LiveProgress | None, sample_id: str, answer: Any, unit: str) -> Callable[[SettingProgress], None]:
+    """What one search sample tells the live counters: its prompts answered, and its spend as it goes."""
+    if progress is None:
+        return lambda p: None
+    progress.searching(sample_id, answer.calls)
+    return lambda p: progress.searched(sample_id, p.model_calls if unit == "calls" else p.spent)
+
+
 @solver
 def adversarial_solver(
     options: dict[str, Any],
     contexts: str = "bank",
-    question_orders: Sequence[int] = (0, 1, 2),
     workers: int | str | None = None,
+    progress: LiveProgress | None = None,
 ) -> Solver:
     """Search samples run the search against the model under test; question samples are answered normally.
 
     `options`: the run's options (`run_options.run_config`, as `tombench search` passes them), the model's name
     added where it runs. `workers` (`kit.options.check_workers`; None: every core): the searches' CPU runs in that
     many processes of one pool for the whole process (`pool.shared_pool`), the model's answers come from here; 1:
-    in this process."""
+    in this process. `progress`: the task's live counters (`LiveProgress`), fed with each search's spend and calls."""
     from tombench.generators.exploretom.contexts import resolve_contexts
     from tombench.generators.exploretom.search.pool import shared_pool
 
@@ -175,24 +209,20 @@ def adversarial_solver(
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         md = state.metadata
         if md.get("tombench_kind") != SEARCH_KIND:
-            for step in answer_question:
+            for step in answer_question[:-1]:
                 state = await step(state, generate)
-            return state
-        from inspect_ai import enqueue_sample
-
+            # the last step is the generation: asked again here when its reply cannot be read (`kit.calls.reread`)
+            return await reread(lambda c: generate(state, cache=c), True)
         from tombench.tasks.exploretom.answerer import inspect_answerer
 
         model = get_model()
         run = run_options.run_config(**options, model=str(model))
         setting = Setting(md["story_type"], md["people"], md["moves"], md["rooms"])
         pool = shared_pool(n_workers) if n_workers > 1 else None
-        summary = await _search(md, setting, ctxs, inspect_answerer(model, cache=True), run, pool)
+        answer = inspect_answerer(model, cache=True)
+        summary = await _search(md, setting, ctxs, answer, run, pool, _feed(progress, str(state.sample_id), answer,
+                                                                            run.search.budget_unit))
         kept = summary["stories"]
-        for rec in kept:
-            enqueue_sample(story_samples(Story.from_dict(rec["story"]), story_id=rec["id"], setting=setting,
-                                         orders=question_orders,
-                                         extra={"generator_model": str(model), "tombench_kind": "question",
-                                                "search_g": rec["g"], "search_method": summary["method"]}))
         state.metadata["search"] = summary
         text = (f"kept {len(kept)} of {summary['wanted']} stories; first-order accuracy "
                 + ", ".join(f"{r['g']:.2f}" for r in kept)
@@ -289,11 +319,24 @@ def exploretom_adversarial(
                              shard=shard_kn)
     if not samples:
         raise OptionError(f"shard {shard_kn[0]}/{shard_kn[1]} has no settings: the grid has {len(settings)}")
+    progress = LiveProgress([(str(x.id), x.metadata["setting_id"],  # type: ignore[index]
+                              run.setting_budget if run.setting_scoped else run.budget_per_story) for x in samples],
+                            run.search.budget_unit)
+
+    async def follow_ups(done: Any) -> list[Sample]:
+        added = question_samples(done, tuple(orders))
+        kind = (done.metadata or {}).get("tombench_kind")
+        progress.completed(done, "search" if kind == SEARCH_KIND else "question", len(added))
+        return added
+
     return Task(
-        dataset=SampleSource.from_samples(samples),
-        solver=adversarial_solver(options, contexts, tuple(orders), workers),
+        dataset=SampleSource.from_samples(samples, sample_complete=follow_ups),
+        solver=adversarial_solver(options, contexts, workers, progress),
         scorer=[adversarial_answer(check=check_mode), search_outcome()],
         config=TOM_CONFIG,
+        # a sample whose calls keep failing (`kit.calls.CallFailed`) ends alone: the other settings' searches go on,
+        # the log's status is then "error" and `inspect eval-retry` re-runs what failed
+        continue_on_fail=True,
         # settings: the whole grid's (a shard's share of it is in its samples; the shards' logs combine into one run)
         metadata={"benchmark": "exploretom", "live_adversarial": True, "settings": len(settings),
                   **({"shard": f"{shard_kn[0]}/{shard_kn[1]}"} if shard_kn[1] > 1 else {})},

@@ -2,7 +2,8 @@
 
 The search is pure asyncio and knows nothing of Inspect; this adapter is the one place that turns its prompts into
 Inspect `generate` calls, so the model's concurrency limit (`max_connections`), retries and response cache are
-Inspect's own.
+Inspect's own. A reply Inspect cannot read and does not retry (a truncated body) is asked again here
+(`kit.calls.reread`), each retry in its own cache scope; a call that keeps failing raises `kit.calls.CallFailed`.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from inspect_ai.model import CachePolicy, ChatMessageSystem, ChatMessageUser, Ge
 
 from tombench.dsl import Prompt
 from tombench.generators.exploretom.search.evaluator import Answerer
+from tombench.kit.calls import reread
 
 __all__ = ["inspect_answerer"]
 
@@ -45,6 +47,7 @@ def inspect_answerer(
     # snapshots the messages it logs, and its cache key leaves message ids out
     systems: dict[str, ChatMessageSystem] = {}
     configs: dict[tuple, GenerateConfig] = {}
+    calls = [0]
 
     async def one(p: Prompt) -> str:
         system = systems.get(p.system)
@@ -54,11 +57,18 @@ def inspect_answerer(
         config = configs.get(key)
         if config is None:
             config = configs[key] = GenerateConfig(temperature=p.temperature, top_p=p.top_p, max_tokens=p.max_tokens)
-        out = await m.generate([system, ChatMessageUser(content=p.user, source="input")], config=config, cache=cache)
+        messages = [system, ChatMessageUser(content=p.user, source="input")]
+        out = await reread(lambda c: m.generate(messages, config=config, cache=c), cache)
+        calls[0] += 1
         return out.completion
 
     async def answer(prompts: list[Prompt]) -> list[str]:
-        return list(await asyncio.gather(*(one(p) for p in prompts)))
+        # a task group: when one call fails for good, the batch's other calls are cancelled with it, not left
+        # asking the model for a sample that has already ended
+        async with asyncio.TaskGroup() as tg:
+            tasks = [tg.create_task(one(p)) for p in prompts]
+        return [t.result() for t in tasks]
 
     answer.model_name = str(m)  # type: ignore[attr-defined]
+    answer.calls = lambda: calls[0]  # type: ignore[attr-defined]  # answered so far (the live task's progress)
     return answer

@@ -313,11 +313,15 @@ async def _pipelined(pending: Sequence[tuple[Story, list[Question], float | None
     story's questions go out at once (`Evaluator._score` registers the node before its first await, so the trace
     order is the input order whatever order the answers come back in)."""
     tasks = []
-    for s, qs, limit in pending:
-        h, avglen = ev.lookahead(s, rng)
-        tasks.append(asyncio.ensure_future(ev._score(s, qs, h, avglen, limit, rates, give_up)))
-        await asyncio.sleep(0)  # let it register and send its questions while the next lookahead runs
-    return list(await asyncio.gather(*tasks))
+    try:
+        for s, qs, limit in pending:
+            h, avglen = ev.lookahead(s, rng)
+            tasks.append(asyncio.ensure_future(ev._score(s, qs, h, avglen, limit, rates, give_up)))
+            await asyncio.sleep(0)  # let it register and send its questions while the next lookahead runs
+        return list(await asyncio.gather(*tasks))
+    finally:
+        for t in tasks:  # one failed (a call that kept failing) or the search was cancelled: no orphan asks on
+            t.cancel()
 
 
 def _candidates(story: Story, q: Question) -> tuple[str, ...]:

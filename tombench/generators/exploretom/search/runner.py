@@ -368,11 +368,15 @@ async def search_setting(
     prog = progress if progress is not None else SettingProgress(setting, 1 if slot is not None
                                                                  else run.stories_per_setting)
     loop = _SettingLoop(setting, contexts, answer, run, done_attempts or {}, prog, slot)
-    while loop.going_on():
-        loop.launch()
-        loop.take(await loop.next_record(on_attempt))
-        on_update(prog)
-    await loop.drain()
+    try:
+        while loop.going_on():
+            loop.launch()
+            loop.take(await loop.next_record(on_attempt))
+            on_update(prog)
+        await loop.drain()
+    finally:
+        for _, task in loop.flight.values():  # a search failed or this one was cancelled: none goes on alone
+            task.cancel()
     prog.done = True
     on_update(prog)
     return loop.kept
