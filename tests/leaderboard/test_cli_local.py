@@ -7,6 +7,7 @@ from click.testing import CliRunner
 
 from tombench.cli import main
 from tombench.leaderboard import LocalStore, row_from_log
+from tombench.leaderboard._site import model_slug
 
 
 def test_local_push_show_and_eval_results(logs, tmp_path):
@@ -44,7 +45,7 @@ def test_local_push_show_and_eval_results(logs, tmp_path):
     assert spec["evaluation_framework"] == "inspect-ai" and spec["tasks"][0]["id"] == "tiny_tom"
     assert spec["tasks"][0]["config"] == "items" and spec["tasks"][0]["split"] == "tiny_tom"
     rerun = row_from_log(logs["strong_rerun"])
-    (path,) = (out / "mockllm__strong-7b" / ".eval_results").glob("*.yaml")
+    (path,) = (out / model_slug("mockllm/strong-7b") / ".eval_results").glob("*.yaml")
     assert path.name == f"tombench_tiny_tom_{rerun.config_hash[:8]}.yaml"
     entries = yaml.safe_load(path.read_text())
     assert entries == [{"dataset": {"id": "my-org/tombench-board", "task_id": "tiny_tom"},

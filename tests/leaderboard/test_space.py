@@ -7,6 +7,7 @@ with the reason otherwise. The app runs in this process on a free port of 127.0.
 
 from __future__ import annotations
 
+import re
 import runpy
 import socket
 from pathlib import Path
@@ -61,9 +62,10 @@ def test_tables_rank_like_show_and_cross_tasks(board):
         ranks = [r[t.headers.index("Rank")] for r in t.rows]
         assert ranks == [e.cells["rank"].text for e in b.entries]  # the very cells `show` prints
     assert cross.headers == ["Model", "exploretom_random v1", "tiny_tom v2"]
-    by_model = {r[0]: r[1:] for r in cross.rows}
-    assert set(by_model) == {"[hf/org/big-7b](https://huggingface.co/org/big-7b)", "mockllm/strong-7b",
-                             "mockllm/middle-1.5b", "mockllm/weak-135m"}
+    by_model = {re.sub("<[^>]*>", "", r[0]): r[1:] for r in cross.rows}  # the model cells are escaped HTML
+    assert set(by_model) == {"hf/org/big-7b", "mockllm/strong-7b", "mockllm/middle-1.5b", "mockllm/weak-135m"}
+    assert ('<a href="https://huggingface.co/org/big-7b" title="hf/org/big-7b" target="_blank" '
+            'rel="noopener noreferrer">hf/org/big-7b</a>') in {r[0] for r in cross.rows}
     assert by_model["mockllm/strong-7b"][0].startswith("60.0 [") and by_model["mockllm/strong-7b"][1] != "–"
     assert by_model["mockllm/weak-135m"][0] == "–"  # not run on that task
 
@@ -89,7 +91,7 @@ def test_space_folder_and_push_to_the_fake_hub(tmp_path, monkeypatch):
     assert (out / "app.py").read_bytes() == pushed["app.py"]
 
     bad = CliRunner().invoke(main, ["leaderboard", "space", "--repo", "results", "--out", str(out)])
-    assert bad.exit_code == 2 and "--repo must look like ORG/NAME" in bad.output
+    assert bad.exit_code == 2 and "is not a Hub repo id: it must look like ORG/NAME" in bad.output
 
 
 def test_app_that_cannot_read_the_hub_says_so(monkeypatch):

@@ -13,15 +13,23 @@ from tombench.kit.intervals import wilson_interval
 from ._from_log import guess_model_size_b, guess_open_weights
 from ._ranking import PairTest, Shown, interval_of
 from ._row import Breakdown, ResultRow
+from ._text import inert
 
 Kind = Literal["text", "num"]
 
 
 @dataclass(frozen=True)
 class Cell:
+    """One cell's text, sort value and tooltip, made `inert` here once so that no format shows a raw control
+    character from a log (each format still escapes its own syntax)."""
+
     text: str
     sort: float | str | None = None  # the value a column sorts by (None sorts last)
     title: str = ""  # extra detail (HTML tooltip)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", inert(self.text))
+        object.__setattr__(self, "title", inert(self.title))
 
 
 @dataclass(frozen=True)
@@ -30,6 +38,9 @@ class Column:
     title: str
     kind: Kind = "text"
     breakdown: bool = False
+
+    def __post_init__(self) -> None:  # breakdown columns are named by the log's metrics
+        object.__setattr__(self, "title", inert(self.title))
 
 
 # --- what differs between rows: the config column -------------------------------------------------------------
@@ -156,7 +167,8 @@ def _headline_cells(row: ResultRow, shown: Shown | None, rank: int | None, share
     return {
         "rank": rank_cell,
         "model": Cell(row.model, row.model.lower(),
-                      f"provider {row.provider}; revision {row.model_revision or 'unknown'}; params {row.model_params}"),
+                      f"{row.model}; provider {row.provider}; revision {row.model_revision or 'unknown'}; "
+                      f"params {row.model_params}"),
         "accuracy": Cell(_pct(row.accuracy), row.accuracy, f"metric {row.metric}; logged stderr {_pct(row.stderr)}"),
         "ci": Cell(_ci_text(low, high), low, f"{method}{deff}"),
         "n": Cell(_samples_text(row), row.samples_completed),

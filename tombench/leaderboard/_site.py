@@ -17,6 +17,7 @@ point there, one file per variant (task and configuration), as the Hub asks.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Collection, Iterable
 
@@ -26,6 +27,7 @@ from ._details import DETAILS_DIR, ITEMS_DIR, Detail, EvalItem, item_tasks, task
 from ._ranking import interval, latest_rows
 from ._render import render
 from ._row import ResultRow, card_features, dataclass_features
+from ._text import safe_name
 
 RESULTS_DIR = "data/results"
 #: Every row at a commit, one JSON line each, sorted by submission id (derived; the result files are the record).
@@ -42,7 +44,15 @@ def result_path(submission_id: str) -> str:
 
 
 def model_slug(model: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "__", model)
+    """The folder of a model's Eval Results files: any model name (a log may carry any string) as a short,
+    portable name that no other model shares (`_text.safe_name`); the name itself is inside each file."""
+    return safe_name(model)
+
+
+def eval_result_text(model: str, entries: list) -> str:
+    """One Eval Results file: its entries, after a comment naming the model exactly (as a JSON string, so that no
+    character of the name can end the comment or the file's YAML)."""
+    return f"# model: {json.dumps(model)}\n" + yaml.safe_dump(entries, sort_keys=False)
 
 
 def hub_model_id(model: str) -> str | None:
@@ -230,5 +240,5 @@ def site_files(rows: Iterable[ResultRow], repo_id: str | None = None, endpoint: 
     }
     for model, variants in eval_result_files(rows, repo_id, files, endpoint=endpoint).items():
         for name, entries in variants.items():
-            out[f"{EVAL_RESULTS_DIR}/{model_slug(model)}/{name}"] = yaml.safe_dump(entries, sort_keys=False)
+            out[f"{EVAL_RESULTS_DIR}/{model_slug(model)}/{name}"] = eval_result_text(model, entries)
     return {k: v.encode() for k, v in out.items()}

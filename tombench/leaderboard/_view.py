@@ -15,6 +15,7 @@ from ._cells import Cell, Column, differing_settings, row_cells, vs_cell
 from ._ranking import ALPHA, PairTest, Shown, bounds, latest_rows, pair_tests, ranks_from_tests, shown_intervals
 from ._row import ResultRow
 from ._stats import Paired
+from ._text import inert
 
 #: Breakdown dimensions in the order the paper discusses them; others follow alphabetically.
 DIMENSION_ORDER = ["action_set", "interesting", "order", "asymmetric", "people", "moves"]
@@ -117,7 +118,7 @@ def build_view(rows: Iterable[ResultRow], *, history: bool = False,
         bcols = _breakdown_columns(task_rows, dimensions)
         hidden = sum(1 for o in older if (o.benchmark, o.task, o.task_version) == (bench, task, version))
         tests = pair_tests(task_rows, shown_of)
-        boards.append(Board(bench, task, version, _columns(task_rows, bcols),
+        boards.append(Board(inert(bench), inert(task), inert(version), _columns(task_rows, bcols),
                             _entries(task_rows, shown_of, bcols, tests), hidden, _pair_cells(task_rows, tests),
                             len(tests) // 2))
     return View(boards)

@@ -10,14 +10,17 @@ cross-task table (one row per model, one column per task, as `tombench report su
 
 from __future__ import annotations
 
+import html
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ._markdown import md_text
 from ._ranking import interval
 from ._row import ResultRow
 from ._site import hub_model_id
+from ._text import clip, inert
 from ._view import Board, Entry, board_legend, build_view
 
 #: The Gradio release the generated Space runs on (`sdk_version`) and that tests/leaderboard/test_space.py uses.
@@ -29,6 +32,8 @@ BAR_WIDTH = 25
 #: Columns a task tab shows until the reader picks others (the rest are in the column chooser).
 DEFAULT_COLUMNS = ("Rank", "Model", "Accuracy %", "95% CI", "Interval (0–100%)", "vs next", "Samples", "Config")
 MODEL_PAGE = "https://huggingface.co"
+#: Characters of a model name shown in a cell (the tooltip has the whole name).
+MODEL_CHARS = 48
 
 
 def interval_bar(low: float | None, value: float, high: float | None, width: int = BAR_WIDTH) -> str:
@@ -48,10 +53,28 @@ def interval_bar(low: float | None, value: float, high: float | None, width: int
 
 
 def model_link(row: ResultRow, endpoint: str = MODEL_PAGE) -> str:
-    """Markdown for the model: a link to its Hub page where the model name is a Hub repo id, else the name."""
-    name = row.model.replace("|", "\\|").replace("[", "\\[").replace("]", "\\]").replace("<", "&lt;")
+    """HTML for the model cell: the name html-escaped and cut to `MODEL_CHARS` (the whole name in the tooltip, so a
+    long name never pushes the drawn interval off-screen), linked to its Hub page only where the name is a valid Hub
+    repo id. The cell is HTML rather than Markdown so that nothing in a name (a URL, brackets, tags) becomes a link
+    or markup."""
+    name = inert(row.model)
+    text, title = html.escape(clip(name, MODEL_CHARS)), html.escape(name, quote=True)
     repo = hub_model_id(row.model)
-    return f"[{name}]({endpoint}/{repo})" if repo else name
+    if repo is None or not valid_repo_id(repo):
+        return f'<span title="{title}">{text}</span>'
+    href = html.escape(f"{endpoint}/{repo}", quote=True)
+    return f'<a href="{href}" title="{title}" target="_blank" rel="noopener noreferrer">{text}</a>'
+
+
+def valid_repo_id(repo: str) -> bool:
+    """Whether `repo` is a Hub repo id by the Hub's own rules (huggingface_hub's validator)."""
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+    try:
+        validate_repo_id(repo)
+    except HFValidationError:
+        return False
+    return True
 
 
 @dataclass
@@ -62,7 +85,7 @@ class Table:
     headers: list[str]
     rows: list[list[str]]
     shown: list[str]
-    markdown: set[str] = field(default_factory=set)  # columns whose cells are Markdown (the model links)
+    html: set[str] = field(default_factory=set)  # columns whose cells are HTML (the escaped model links)
     caption: str = ""
 
     def select(self, columns: Sequence[str]) -> tuple[list[str], list[list[str]]]:
@@ -85,7 +108,7 @@ def _task_table(b: Board) -> Table:
     for e in b.entries:
         rows.append(_task_cells(b, e))
     shown = [h for h in headers if h in DEFAULT_COLUMNS]
-    return Table(task_label(b), headers, rows, shown, {"Model"}, " ".join(board_legend(b)))
+    return Table(task_label(b), headers, rows, shown, {"Model"}, md_text(" ".join(board_legend(b))))
 
 
 def _task_cells(b: Board, e: Entry) -> list[str]:
@@ -178,7 +201,7 @@ def _table_block(gr, t: Table) -> None:  # noqa: ANN001 - the gradio module
 
 
 def _types(t: Table, headers: Sequence[str]) -> list[str]:
-    return ["markdown" if h in t.markdown else "str" for h in headers]
+    return ["html" if h in t.html else "str" for h in headers]
 
 
 # --- the Space folder -----------------------------------------------------------------------------------------------
