@@ -73,7 +73,7 @@ def test_show_reads_local_dir_and_fits_120_columns(logs, tmp_path):
     assert max(len(line) for line in lines) <= 120
     for model in ("mockllm/strong-7b", "mockllm/middle-1.5b", "mockllm/weak-135m"):
         assert len([ln for ln in lines if model in ln]) == 1  # one line a row
-    assert "action_set" not in shown.output and "Rank: a new rank starts only" in shown.output
+    assert "action_set" not in shown.output and "Rank: 1 + the number of rows significantly better" in shown.output
     detailed = runner.invoke(main, ["leaderboard", "show", "--local-dir", str(board), "--breakdowns"])
     assert detailed.exit_code == 0 and "breakdowns: value [95% CI] n" in detailed.output
     assert max(len(line) for line in detailed.output.splitlines()) <= 120

@@ -12,7 +12,7 @@ from tombench.kit.intervals import wilson_interval
 
 from ._from_log import guess_model_size_b, guess_open_weights
 from ._ranking import PairTest, Shown, interval_of
-from ._row import Breakdown, ResultRow
+from ._row import Breakdown, ResultRow, shaping_config
 from ._text import inert
 
 Kind = Literal["text", "num"]
@@ -58,6 +58,7 @@ def _settings(row: ResultRow) -> dict[str, Any]:
     if not raw:  # a row of schema 1: what it has
         raw = {"generate_config": {"temperature": row.temperature, "max_tokens": row.max_tokens, "seed": row.seed},
                "epochs": row.epochs, "task_args": json.loads(row.task_args or "{}")}
+    raw = shaping_config(raw)  # a cache or a timeout tells no row apart
     flat: dict[str, Any] = {}
     for key, value in raw.items():
         if key in _NOT_CONFIG:
@@ -124,26 +125,25 @@ def _filled_cell(row: ResultRow) -> Cell:
                 f"95% Wilson CI {_ci_text(low, high)}{calls}")
 
 
-def vs_cell(t: PairTest | None, other: ResultRow | None, tests: int) -> Cell:
-    """The test of a row against another one of its board: difference in points, Holm-adjusted p, `*` where it
+def vs_cell(t: PairTest | None, other: ResultRow | None) -> Cell:
+    """The test of a row against another one of its board: difference in points, the pair's own p, `*` where it
     separates them, `(u)` where they answered different items (unpaired test from the two intervals)."""
     if other is None:
         return Cell("", None)
     if t is None:
         return Cell("–", None, f"no test against {other.model}: one of the two rows has no interval")
     mark = " *" if t.significant else ""
-    holm_note = f"Holm-adjusted over the board's {tests} pair(s): p={t.p_adjusted:.3g} (unadjusted {t.p_value:.3g})"
     p = t.paired
     if p is None:
-        return Cell(f"{100 * t.diff:+.1f} p={t.p_adjusted:.2g}{mark} (u)", t.p_adjusted,
+        return Cell(f"{100 * t.diff:+.1f} p={t.p_value:.2g}{mark} (u)", t.p_value,
                     f"against {other.model}: not paired, the rows answered different items ({t.n_a} vs {t.n_b}: "
                     "other arguments, limit, dataset or samples); unpaired normal test, each row's standard error "
-                    f"from its printed interval; {holm_note}")
+                    f"from its printed interval; p={t.p_value:.3g}")
     detail = (f"against {other.model} ({p.method}): the same {p.n} items in {p.stories} stories; this row alone "
-              f"right on {p.a_only:g}, the other alone on {p.b_only:g}; {holm_note}")
+              f"right on {p.a_only:g}, the other alone on {p.b_only:g}; p={t.p_value:.3g}")
     if p.low is not None and p.high is not None:
         detail += f"; 95% CI of the difference {100 * p.low:+.1f} to {100 * p.high:+.1f} points"
-    return Cell(f"{100 * t.diff:+.1f} p={t.p_adjusted:.2g}{mark}", t.p_adjusted, detail)
+    return Cell(f"{100 * t.diff:+.1f} p={t.p_value:.2g}{mark}", t.p_value, detail)
 
 
 def _samples_text(row: ResultRow) -> str:

@@ -177,7 +177,7 @@ def build_app(repo: str, rows: Sequence[ResultRow] | None = None):  # noqa: ANN2
         tables, problem = [], f"\n\n**Could not read the results:** {e}"
     with gr.Blocks(title="tombench leaderboard") as demo:
         gr.Markdown(f"# tombench leaderboard\nResults from the dataset [{repo}]({MODEL_PAGE}/datasets/{repo}): "
-                    f"95% intervals clustered by story, ranks from Holm-adjusted tests (see each tab's note).{problem}")
+                    f"95% intervals clustered by story, ranks from each pair's own test (see each tab's note).{problem}")
         with gr.Tabs():
             for t in tables:
                 with gr.Tab(t.title):
@@ -228,7 +228,7 @@ short_description: tombench results with 95% intervals and test-based ranks
 # tombench leaderboard
 
 The ranked results of [{repo}](https://huggingface.co/datasets/{repo}), read when the Space starts: one tab per
-task, a cross-task table, 95% intervals clustered by story, ranks from Holm-adjusted paired tests. Written by
+task, a cross-task table, 95% intervals clustered by story, ranks from each pair's own test. Written by
 `tombench leaderboard space`; the numbers are computed by the same code as `tombench leaderboard show`.
 """
     app = f'''"""tombench leaderboard Space (written by `tombench leaderboard space`): the board of {repo}."""
