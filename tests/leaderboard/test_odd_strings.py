@@ -49,9 +49,9 @@ def _parse(text: str) -> _Tags:
 
 def _odd_rows(s: str) -> list:
     """Two rows on one board: a plain one, and one with `s` in every free-text field."""
-    plain = row("hf/org/plain-7b", 0.6, submission_id="plain", run_config=config())
+    plain = row("hf/org/plain-7b", 0.6, submission_id="plain", run_config=config(), items_digest="abc")
     odd = row(s, 0.4, submission_id="odd", task_args=json.dumps({"x": s}), submitter=s, notes=s,
-              run_config=config(task_args={"x": s}), dataset_id=s, provider=s.split("/")[0])
+              run_config=config(task_args={"x": s}), dataset_id=s, provider=s.split("/")[0], items_digest="abc")
     return [plain, odd]
 
 
