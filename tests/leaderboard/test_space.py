@@ -86,7 +86,12 @@ def test_space_folder_and_push_to_the_fake_hub(tmp_path, monkeypatch):
     header = yaml.safe_load(pushed["README.md"].decode().split("---")[1])
     assert header["sdk"] == "gradio" and header["sdk_version"] == GRADIO_VERSION and header["app_file"] == "app.py"
     assert header["datasets"] == ["org/results"]
-    assert pushed["requirements.txt"].decode().splitlines() == ["tombench==0.1.0", f"gradio=={GRADIO_VERSION}"]
+    # no `tombench==VERSION` from an index that may lack it: the source travels in the Space, its dependencies do not
+    requirements = pushed["requirements.txt"].decode().splitlines()
+    assert requirements[-1] == f"gradio=={GRADIO_VERSION}" and not any(r.startswith("tombench") for r in requirements)
+    assert any(r.startswith("inspect-ai") for r in requirements)
+    assert "tombench/leaderboard/space.py" in pushed and "tombench/leaderboard/static/board.css" in pushed
+    assert not any("__pycache__" in p for p in pushed)
     assert "build_app('org/results')" in pushed["app.py"].decode()
     assert (out / "app.py").read_bytes() == pushed["app.py"]
 
@@ -215,3 +220,52 @@ def test_space_in_a_headless_browser(space_driver, app_url, board):
         chooser.find_element(By.CSS_SELECTOR, f"input[name='{name}']").click()
     heads, _ = _wait(driver, lambda d: (t := _shown_table(d)) and "Tokens" in t[0] and "Samples" not in t[0] and t)
     assert heads[:2] == ["Rank", "Model"]
+
+
+def test_the_app_rereads_the_dataset_without_a_restart(monkeypatch):
+    """Issue #41.7: the Space read the dataset once, at start. Now a page load, the timer or the button re-read it
+    (a page load at most once per `max_age`); a failed read keeps the last tables and says why."""
+    from tombench.kit.hub import HubError
+    from tombench.leaderboard import space as space_module
+
+    served = [[row("hf/org/a-7b", 0.6, 0.05, submission_id="a")]]
+
+    def read(repo, timeout=30.0):  # noqa: ANN001, ANN202
+        if not served:
+            raise HubError(f"could not read {repo} from the Hub (ConnectError)")
+        return served[-1]
+
+    monkeypatch.setattr(space_module, "load_rows", read)
+    live = space_module.LiveBoard("org/results", max_age=3600)
+    assert [len(t.rows) for t in live.tables.values()] == [1, 1]
+    served.append(served[0] + [row("hf/org/b-7b", 0.4, 0.05, submission_id="b")])
+    assert [len(t.rows) for t in live.refresh().values()] == [1, 1]  # a page load within max_age: no new read
+    assert [len(t.rows) for t in live.refresh(force=True).values()] == [2, 2]  # the button: read now
+    served.clear()
+    assert [len(t.rows) for t in live.refresh(force=True).values()] == [2, 2]  # the Hub is down: the last tables
+    assert "Could not read the results" in live.status()
+
+
+def test_the_space_runs_from_its_own_copy_of_tombench(board, tmp_path):
+    """The Space folder carries tombench's source: app.py imports that copy (not an installed tombench) and builds
+    the app from it; a `tombench/` folder it did not make is never replaced."""
+    pytest.importorskip("gradio", reason="gradio is not installed (pip install -e '.[space]')")
+    import os
+    import subprocess
+    import sys
+
+    out = tmp_path / "space"
+    res = CliRunner().invoke(main, ["leaderboard", "space", "--repo", "org/results", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert (out / "tombench" / "leaderboard" / "space.py").exists()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {LOCAL_DIR_ENV: str(board)}
+    code = "import app, tombench; print(tombench.__file__); print(type(app.demo).__name__)"
+    ran = subprocess.run([sys.executable, "-c", code], cwd=out, env=env, capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    where, kind = ran.stdout.strip().splitlines()[-2:]
+    assert Path(where).resolve().is_relative_to(out.resolve()) and kind == "Blocks"
+    # rewriting the folder replaces its own copy; a source tree it did not make stops the command in one line
+    assert CliRunner().invoke(main, ["leaderboard", "space", "--repo", "org/results", "--out", str(out)]).exit_code == 0
+    (tmp_path / "checkout" / "tombench").mkdir(parents=True)
+    bad = CliRunner().invoke(main, ["leaderboard", "space", "--repo", "org/results", "--out", str(tmp_path / "checkout")])
+    assert bad.exit_code == 2 and "is not a copy this command made" in bad.output

@@ -308,13 +308,14 @@ def _load_board(source: str | None, repo: str | None, timeout: float) -> tuple[l
 
 @leaderboard.command()
 @click.option("--repo", is_eager=True, callback=_repo_id, required=True,
-              help="The results dataset ORG/NAME the Space reads when it starts.")
+              help="The results dataset ORG/NAME the Space reads (at start and on every refresh).")
 @click.option("--out", "out", default="space", show_default=True, type=click.Path(file_okay=False), callback=output_dir,
               help="Folder to write the Space into (README.md, requirements.txt, app.py).")
 @click.option("--space", "space", is_eager=True, callback=_repo_id,
               help="Also push the folder to this Hub Space ORG/NAME (created as a Gradio Space).")
-@click.option("--requirement", help="How the Space installs tombench (a requirements.txt line; default: this "
-              "release, `tombench==VERSION`; e.g. `tombench @ git+https://...@COMMIT`).")
+@click.option("--requirement", help="How the Space installs tombench (a requirements.txt line, e.g. "
+              "`tombench @ git+https://...@COMMIT`; default: a copy of this tombench's source beside app.py, and its "
+              "dependencies from the package index).")
 @_timeout_option
 def space(repo: str, out: str, space: str | None, requirement: str | None, timeout: float) -> None:
     """Write a Hub Space (Gradio) that shows the leaderboard of the results dataset --repo, and push it (--space).
@@ -322,12 +323,15 @@ def space(repo: str, out: str, space: str | None, requirement: str | None, timeo
     The app ranks with the same code as `show`: one tab per task, a cross-task tab, drawn intervals, a column
     chooser and links to the models' Hub pages. Preview it locally with `TOMBENCH_SPACE_LOCAL_DIR=<local copy>
     python <out>/app.py`."""
-    from tombench import __version__
     from tombench.leaderboard import PublishError
     from tombench.leaderboard.space import push_space, write_space
 
-    folder = write_space(repo, out, requirement or f"tombench=={__version__}")
-    click.echo(f"wrote the Space for {repo} into {folder} (README.md, requirements.txt, app.py)")
+    try:
+        folder = write_space(repo, out, requirement)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    copied = "" if requirement else ", tombench/"
+    click.echo(f"wrote the Space for {repo} into {folder} (README.md, requirements.txt, app.py{copied})")
     if space:
         _quiet_hub_logs()
         try:

@@ -1,7 +1,8 @@
-"""The leaderboard as a Hub Space: a Gradio app that reads the results dataset when it starts.
+"""The leaderboard as a Hub Space: a Gradio app that reads the results dataset, and re-reads it while it runs.
 
-`tombench leaderboard space --repo ORG/RESULTS` writes a Space folder (README.md with the Space header, a pinned
-requirements.txt, and a three-line app.py) whose app imports this module, so the Space ranks with the same code as
+`tombench leaderboard space --repo ORG/RESULTS` writes a Space folder (README.md with the Space header,
+requirements.txt, a three-line app.py, and a copy of the tombench source so the Space builds whether or not the
+package index has this release) whose app imports this module, so the Space ranks with the same code as
 `tombench leaderboard show`: `space_tables` lays out `build_view`'s boards (the same ranks, intervals and "vs next"
 cells) and adds what a browser can do and a terminal cannot: a drawn interval, a link to the model's Hub page and a
 cross-task table (one row per model, one column per task, as `tombench report suites` prints for logs).
@@ -11,7 +12,9 @@ cross-task table (one row per model, one column per task, as `tombench report su
 from __future__ import annotations
 
 import html
+import math
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -164,40 +167,96 @@ def load_rows(repo: str, timeout: float = 30.0) -> list[ResultRow]:
     return fetch_rows(repo, timeout=timeout)
 
 
-def build_app(repo: str, rows: Sequence[ResultRow] | None = None):  # noqa: ANN201 - gradio is optional
-    """The Gradio Blocks app: one tab for all tasks, one per task, each with a column chooser."""
+class LiveBoard:
+    """The Space's tables, re-read from the results dataset when a reader asks and the last read is older than
+    `max_age` seconds (a page load, the refresh button, the timer), so new rows show without a restart while a
+    busy Space reads the Hub at most once a minute. A failed read keeps the last tables and says why."""
+
+    def __init__(self, repo: str, rows: Sequence[ResultRow] | None = None, max_age: float = 60.0) -> None:
+        self.repo, self.fixed, self.max_age = repo, rows, max_age
+        self.tables: dict[str, Table] = {}
+        self.order: list[str] = []
+        self.problem = ""
+        self.read_at = -math.inf
+        self.refresh(force=True)
+
+    def refresh(self, force: bool = False) -> dict[str, Table]:
+        """The tables by title, read again first when `force` or when the last read is older than `max_age`."""
+        from tombench.kit.hub import HubError
+
+        if not force and time.monotonic() - self.read_at < self.max_age:
+            return self.tables
+        self.read_at = time.monotonic()
+        try:
+            tables = space_tables(load_rows(self.repo) if self.fixed is None else self.fixed)
+        except HubError as e:  # the Space still starts (or keeps its last tables) and says why
+            self.problem = f"**Could not read the results:** {md_text(str(e))}"
+            return self.tables
+        self.problem = "" if tables[0].rows else f"**{self.repo} has no results yet.**"
+        self.tables = {t.title: t for t in tables}
+        self.order = [t.title for t in tables]
+        return self.tables
+
+    def status(self) -> str:
+        when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
+        return self.problem or f"Read {when}; {len(self.order) - 1} task(s)."
+
+
+#: Seconds between the app's own re-reads while a page is open (the refresh button reads at once).
+REFRESH_EVERY_S = 300.0
+
+
+def build_app(repo: str, rows: Sequence[ResultRow] | None = None, *, max_age: float = 60.0):  # noqa: ANN201
+    """The Gradio Blocks app: one tab for all tasks, one per task, each with a column chooser; a refresh button,
+    a re-read on every page load and on a timer (new tasks get their tab at the next restart)."""
     import gradio as gr
 
-    from tombench.kit.hub import HubError
-
-    try:
-        tables = space_tables(load_rows(repo) if rows is None else rows)
-        problem = "" if tables[0].rows else f"\n\n**{repo} has no results yet.**"
-    except HubError as e:  # the Space still starts and says why it is empty (restart it to read again)
-        tables, problem = [], f"\n\n**Could not read the results:** {e}"
+    live = LiveBoard(repo, rows, max_age)
     with gr.Blocks(title="tombench leaderboard") as demo:
         gr.Markdown(f"# tombench leaderboard\nResults from the dataset [{repo}]({MODEL_PAGE}/datasets/{repo}): "
-                    f"95% intervals clustered by story, ranks from each pair's own test (see each tab's note).{problem}")
+                    "95% intervals clustered by story, ranks from each pair's own test (see each tab's note).")
+        with gr.Row():
+            status = gr.Markdown(live.status())
+            button = gr.Button("Refresh", size="sm", scale=0)
+        blocks = []
         with gr.Tabs():
-            for t in tables:
-                with gr.Tab(t.title):
-                    _table_block(gr, t)
+            for title in live.order:
+                with gr.Tab(title):
+                    blocks.append((title, *_table_block(gr, live, title)))
+        choosers, frames = [c for _, c, _ in blocks], [f for _, _, f in blocks]
+
+        def update(force: bool, *columns: list[str]):  # noqa: ANN202
+            tables = live.refresh(force)
+            out = [gr.Markdown(live.status())]
+            for (title, _, _), chosen in zip(blocks, columns, strict=True):
+                t = tables.get(title)
+                h, b = t.select(chosen) if t is not None else ([], [])
+                out.append(gr.Dataframe(value=b, headers=h, datatype=_types(t, h) if t is not None else "str"))
+            return out
+
+        button.click(lambda *c: update(True, *c), choosers, [status, *frames])
+        demo.load(lambda *c: update(False, *c), choosers, [status, *frames])
+        gr.Timer(REFRESH_EVERY_S).tick(lambda *c: update(False, *c), choosers, [status, *frames])
     return demo
 
 
-def _table_block(gr, t: Table) -> None:  # noqa: ANN001 - the gradio module
-    """A table with its column chooser (a checkbox per column) and its legend."""
+def _table_block(gr, live: LiveBoard, title: str):  # noqa: ANN001, ANN202 - the gradio module and its blocks
+    """A table with its column chooser (a checkbox per column) and its legend; the chooser lays out the latest read
+    of the table. Returns (chooser, frame)."""
+    t = live.tables[title]
     chooser = gr.CheckboxGroup(t.headers, value=t.shown, label="Columns", elem_classes=["columns"])
     headers, body = t.select(t.shown)
     frame = gr.Dataframe(value=body, headers=headers, datatype=_types(t, headers), interactive=False,
-                         wrap=False, elem_classes=["board"])
+                         wrap=False, elem_classes=["board"], show_search="filter")
     gr.Markdown(t.caption)
 
     def pick(columns: list[str]):  # noqa: ANN202
-        h, b = t.select(columns)
-        return gr.Dataframe(value=b, headers=h, datatype=_types(t, h))
+        latest = live.tables.get(title, t)
+        h, b = latest.select(columns)
+        return gr.Dataframe(value=b, headers=h, datatype=_types(latest, h))
 
     chooser.change(pick, chooser, frame)
+    return chooser, frame
 
 
 def _types(t: Table, headers: Sequence[str]) -> list[str]:
@@ -205,8 +264,31 @@ def _types(t: Table, headers: Sequence[str]) -> list[str]:
 
 
 # --- the Space folder -----------------------------------------------------------------------------------------------
-def space_files(repo: str, requirement: str) -> dict[str, str]:
-    """README.md (the Space's YAML header), requirements.txt and app.py of a Space that shows `repo`."""
+#: The file that marks the Space folder's `tombench/` as a copy `write_space` made (and may replace).
+COPY_MARKER = ".space-copy"
+#: What the Space needs when tombench is not on the package index, if the installed metadata cannot say.
+_FALLBACK_REQUIREMENTS = ("inspect-ai>=0.3.285", "datasets>=3.0", "huggingface-hub>=1.4", "rich>=13", "click>=8.1",
+                          "openai>=1.60", "anthropic>=0.50", "numpy>=1.24")
+
+
+def runtime_requirements() -> list[str]:
+    """tombench's own dependencies (no extras), as the installed package declares them: what a Space that carries
+    the tombench source beside app.py installs from the package index."""
+    from importlib.metadata import PackageNotFoundError, requires
+
+    try:
+        declared = requires("tombench") or []
+    except PackageNotFoundError:
+        return list(_FALLBACK_REQUIREMENTS)
+    return [r for r in declared if "extra ==" not in r] or list(_FALLBACK_REQUIREMENTS)
+
+
+def space_files(repo: str, requirement: str | None = None) -> dict[str, str]:
+    """README.md (the Space's YAML header), requirements.txt and app.py of a Space that shows `repo`.
+
+    `requirement`: how the Space installs tombench (a requirements line, e.g. `tombench @ git+https://...`); None:
+    the Space carries tombench's source beside app.py (`write_space` copies it) and installs only its dependencies
+    from the package index, so it builds whether or not tombench is published there."""
     readme = f"""---
 title: tombench leaderboard
 emoji: 🧠
@@ -227,8 +309,8 @@ short_description: tombench results with 95% intervals and test-based ranks
 
 # tombench leaderboard
 
-The ranked results of [{repo}](https://huggingface.co/datasets/{repo}), read when the Space starts: one tab per
-task, a cross-task table, 95% intervals clustered by story, ranks from each pair's own test. Written by
+The ranked results of [{repo}](https://huggingface.co/datasets/{repo}), re-read on each visit (at most once a
+minute), on a timer and with the Refresh button: one tab per task, a cross-task table, 95% intervals clustered by story, ranks from each pair's own test. Written by
 `tombench leaderboard space`; the numbers are computed by the same code as `tombench leaderboard show`.
 """
     app = f'''"""tombench leaderboard Space (written by `tombench leaderboard space`): the board of {repo}."""
@@ -240,16 +322,32 @@ demo = build_app({repo!r})
 if __name__ == "__main__":
     demo.launch()
 '''
-    requirements = f"{requirement}\ngradio=={GRADIO_VERSION}\n"
+    lines = [requirement] if requirement else runtime_requirements()
+    requirements = "\n".join([*lines, f"gradio=={GRADIO_VERSION}"]) + "\n"
     return {"README.md": readme, "requirements.txt": requirements, "app.py": app}
 
 
-def write_space(repo: str, out: str | Path, requirement: str) -> Path:
-    """Write the Space folder for `repo` into `out`; returns the folder."""
+def write_space(repo: str, out: str | Path, requirement: str | None = None) -> Path:
+    """Write the Space folder for `repo` into `out` (with `requirement` None, also a copy of the running tombench
+    package's source and data, `tombench/`, which app.py imports first); returns the folder."""
+    import shutil
+
+    import tombench
+
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
+    vendored = root / "tombench"
+    if vendored.exists() and not (vendored / COPY_MARKER).exists():  # e.g. --out at a checkout's root
+        raise ValueError(f"{vendored} exists and is not a copy this command made: give another --out")
     for name, text in space_files(repo, requirement).items():
         (root / name).write_text(text, encoding="utf-8")
+    if vendored.exists():
+        shutil.rmtree(vendored)
+    if requirement is None:
+        shutil.copytree(Path(tombench.__file__).parent, vendored,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
+        (vendored / COPY_MARKER).write_text("copied by `tombench leaderboard space`; rewritten by every run\n",
+                                            encoding="utf-8")
     return root
 
 
