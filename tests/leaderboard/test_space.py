@@ -61,8 +61,8 @@ def test_tables_rank_like_show_and_cross_tasks(board):
     for t, b in zip(tasks, boards, strict=True):
         ranks = [r[t.headers.index("Rank")] for r in t.rows]
         assert ranks == [e.cells["rank"].text for e in b.entries]  # the very cells `show` prints
-    assert cross.headers == ["Model", "exploretom_random v1", "tiny_tom v2"]
-    by_model = {re.sub("<[^>]*>", "", r[0]): r[1:] for r in cross.rows}  # the model cells are escaped HTML
+    assert cross.headers == ["Model", "License", "Params (Hub)", "exploretom_random v1", "tiny_tom v2"]
+    by_model = {re.sub("<[^>]*>", "", r[0]): r[3:] for r in cross.rows}  # the model cells are escaped HTML
     assert set(by_model) == {"hf/org/big-7b", "mockllm/strong-7b", "mockllm/middle-1.5b", "mockllm/weak-135m"}
     assert ('<a href="https://huggingface.co/org/big-7b" title="hf/org/big-7b" target="_blank" '
             'rel="noopener noreferrer">hf/org/big-7b</a>') in {r[0] for r in cross.rows}
@@ -193,17 +193,17 @@ def test_space_in_a_headless_browser(space_driver, app_url, board):
     rows = LocalStore(board).rows()
     driver.get(app_url)
     tabs = _wait(driver, lambda d: [t.text for t in d.find_elements(By.CSS_SELECTOR, "[role=tab]")])
-    assert tabs == ["All tasks", SECOND_TASK, "tiny_tom v2"]  # the cross-task view, then one tab per task
+    assert tabs == ["All tasks", SECOND_TASK, "tiny_tom v2", "About"]  # the cross-task view, one tab per task
 
     heads, cross = _open_tab(driver, "All tasks")
-    assert heads == ["Model", SECOND_TASK, "tiny_tom v2"]  # one column per task
+    assert heads == ["Model", "License", "Params (Hub)", SECOND_TASK, "tiny_tom v2"]  # one column per task
     models = [r[0] for r in cross]
     assert sorted(models) == sorted(["hf/org/big-7b", "mockllm/strong-7b", "mockllm/middle-1.5b",
                                      "mockllm/weak-135m"])  # one row per model
     link = driver.find_element(By.LINK_TEXT, "hf/org/big-7b")
     assert link.get_attribute("href") == "https://huggingface.co/org/big-7b"
     strong = cross[models.index("mockllm/strong-7b")]
-    assert strong[1].startswith("60.0 [") and strong[2].startswith("100.0 [")  # intervals in every cell
+    assert strong[3].startswith("60.0 [") and strong[4].startswith("100.0 [")  # intervals in every cell
 
     for b in build_view(rows).boards:
         title = f"{b.task.removeprefix('tombench/')} v{b.task_version}"
@@ -269,3 +269,33 @@ def test_the_space_runs_from_its_own_copy_of_tombench(board, tmp_path):
     (tmp_path / "checkout" / "tombench").mkdir(parents=True)
     bad = CliRunner().invoke(main, ["leaderboard", "space", "--repo", "org/results", "--out", str(tmp_path / "checkout")])
     assert bad.exit_code == 2 and "is not a copy this command made" in bad.output
+
+
+def test_model_facts_details_links_and_about(monkeypatch):
+    """Issue #41.7: license and size from the model's Hub page where it is there (blank where not), a link from
+    each row to its details, an About tab with how to submit and how to cite."""
+    from tombench.leaderboard import space as space_module
+
+    rows = [row("hf/org/big-7b", 0.9, 0.03, submission_id="big"), row("mockllm/m", 0.5, submission_id="../x")]
+    monkeypatch.setattr(space_module, "load_rows", lambda repo, timeout=30.0: rows)
+    asked = []
+
+    def facts(models):  # noqa: ANN001, ANN202
+        asked.append(list(models))
+        return {"hf/org/big-7b": space_module.ModelFacts("apache-2.0", 7.61)}
+
+    live = space_module.LiveBoard("org/results", facts=facts)
+    cross = live.tables["All tasks"]
+    by_model = {re.sub("<[^>]*>", "", r[0]): r[1:3] for r in cross.rows}
+    assert by_model == {"hf/org/big-7b": ["apache-2.0", "7.61B"], "mockllm/m": ["", ""]}
+    task = live.tables["exploretom_random v1"]
+    details = [r[task.headers.index("Details")] for r in task.rows]
+    assert details[0] == ('<a href="https://huggingface.co/datasets/org/results/blob/main/data/details/big.jsonl" '
+                          'target="_blank" rel="noopener noreferrer">details</a>')
+    assert details[1] == ""  # an id that is not a plain file name gets no link
+    live.refresh(force=True)
+    assert asked == [["hf/org/big-7b", "mockllm/m"]]  # each model asked once
+    about = space_module.about_text("org/results")
+    assert "tombench leaderboard push logs/ --repo org/results" in about and "How to cite" in about
+    with HubTestServer() as hub:  # a Hub without these models: blank facts, no error
+        assert space_module.hub_model_facts(["hf/org/big-7b", "vllm/org/<svg>"], timeout=5, endpoint=hub.url) == {}

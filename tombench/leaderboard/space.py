@@ -14,8 +14,9 @@ from __future__ import annotations
 import html
 import math
 import os
+import re
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -101,17 +102,69 @@ def task_label(b: Board) -> str:
     return f"{b.task.removeprefix(b.benchmark + '/')} v{b.task_version}"
 
 
-def _task_table(b: Board) -> Table:
-    """A board as a tab: `build_view`'s cells (the same text `show` prints), the drawn interval after the CI."""
+@dataclass(frozen=True)
+class ModelFacts:
+    """What the Hub says about a model: its card's license and its parameter count (blank: not said)."""
+
+    license: str = ""
+    params_b: float | None = None
+
+    def cells(self) -> list[str]:
+        return [inert(self.license), "" if self.params_b is None else f"{self.params_b:.3g}B"]
+
+
+#: The model-fact columns (from the Hub, where the model is there) and the link to a row's per-sample details.
+FACT_HEADERS = ["License", "Params (Hub)"]
+DETAILS_HEADER = "Details"
+_PLAIN_ID = re.compile(r"[A-Za-z0-9._-]{1,200}")
+
+
+def hub_model_facts(models: Sequence[str], timeout: float = 10.0, endpoint: str | None = None
+                    ) -> dict[str, ModelFacts]:
+    """License and parameter count of each model whose name is a valid Hub repo id, read from the Hub (its card
+    data and safetensors metadata); a model the Hub does not have, or any failed read, gets no entry (blank)."""
+    from huggingface_hub import HfApi
+
+    api = HfApi(endpoint=endpoint)
+    out: dict[str, ModelFacts] = {}
+    for model in models:
+        repo = hub_model_id(model)
+        if repo is None or not valid_repo_id(repo):
+            continue
+        try:
+            info = api.model_info(repo, expand=["cardData", "safetensors"], timeout=timeout)
+        except Exception:  # noqa: BLE001 - a fact the Hub cannot give is blank, never an error page
+            continue
+        card = info.card_data.to_dict() if info.card_data is not None else {}
+        license_ = card.get("license") or ""
+        total = getattr(info.safetensors, "total", None) if info.safetensors is not None else None
+        out[model] = ModelFacts(str(license_ if not isinstance(license_, list) else ", ".join(license_)),
+                                total / 1e9 if total else None)
+    return out
+
+
+def details_link(row: ResultRow, repo: str | None) -> str:
+    """HTML link to the row's per-sample details file in the results dataset (blank when the id is not a plain
+    file name, or no repo is known)."""
+    if not repo or not _PLAIN_ID.fullmatch(row.submission_id) or row.submission_id in (".", ".."):
+        return ""
+    href = html.escape(f"{MODEL_PAGE}/datasets/{repo}/blob/main/data/details/{row.submission_id}.jsonl", quote=True)
+    return f'<a href="{href}" target="_blank" rel="noopener noreferrer">details</a>'
+
+
+def _task_table(b: Board, facts: dict[str, ModelFacts], repo: str | None) -> Table:
+    """A board as a tab: `build_view`'s cells (the same text `show` prints), the drawn interval after the CI, then
+    the model facts from the Hub and the link to the row's details."""
     headers, rows = [], []
     for col in b.columns:
         headers.append(col.title)
         if col.key == "ci":
             headers.append("Interval (0–100%)")
+    headers += [*FACT_HEADERS, DETAILS_HEADER]
     for e in b.entries:
-        rows.append(_task_cells(b, e))
+        rows.append([*_task_cells(b, e), *facts.get(e.row.model, ModelFacts()).cells(), details_link(e.row, repo)])
     shown = [h for h in headers if h in DEFAULT_COLUMNS]
-    return Table(task_label(b), headers, rows, shown, {"Model"}, md_text(" ".join(board_legend(b))))
+    return Table(task_label(b), headers, rows, shown, {"Model", DETAILS_HEADER}, md_text(" ".join(board_legend(b))))
 
 
 def _task_cells(b: Board, e: Entry) -> list[str]:
@@ -130,7 +183,7 @@ def _cross_cell(e: Entry) -> str:
     return f"{100 * e.row.accuracy:.1f}{ci} ({e.cells['rank'].text})"
 
 
-def cross_task_table(boards: Sequence[Board]) -> Table:
+def cross_task_table(boards: Sequence[Board], facts: dict[str, ModelFacts] | None = None) -> Table:
     """One row per model, one column per task: the headline with its 95% interval and the task board's rank.
 
     A model with several configurations on a task shows its best-ranked one there (the task tab lists them all).
@@ -143,16 +196,22 @@ def cross_task_table(boards: Sequence[Board]) -> Table:
             rows_of.setdefault(e.row.model, e.row)
             cells.setdefault(e.row.model, {}).setdefault(label, _cross_cell(e))
     models = sorted(cells, key=lambda m: (-len(cells[m]), m.lower()))
-    rows = [[model_link(rows_of[m]), *(cells[m].get(t, "–") for t in tasks)] for m in models]
+    facts = facts or {}
+    rows = [[model_link(rows_of[m]), *facts.get(m, ModelFacts()).cells(), *(cells[m].get(t, "–") for t in tasks)]
+            for m in models]
     caption = ("Each cell: headline % [95% interval] (rank on that task's board, the same rule as the task tabs); "
-               "– : not run. A model with several configurations on a task shows its best-ranked one.")
-    return Table("All tasks", ["Model", *tasks], rows, ["Model", *tasks], {"Model"}, caption)
+               "– : not run. A model with several configurations on a task shows its best-ranked one. License and "
+               "parameters come from the model's Hub page (blank: not on the Hub, or not said there).")
+    headers = ["Model", *FACT_HEADERS, *tasks]
+    return Table("All tasks", headers, rows, headers, {"Model"}, caption)
 
 
-def space_tables(rows: Sequence[ResultRow]) -> list[Table]:
-    """The cross-task table, then one table per task board (the newest submission per configuration)."""
+def space_tables(rows: Sequence[ResultRow], facts: dict[str, ModelFacts] | None = None,
+                 repo: str | None = None) -> list[Table]:
+    """The cross-task table, then one table per task board (the newest submission per configuration); `facts`:
+    what the Hub says about the models (`hub_model_facts`), `repo`: the results dataset the details links open."""
     boards = build_view(rows).boards
-    return [cross_task_table(boards), *(_task_table(b) for b in boards)]
+    return [cross_task_table(boards, facts), *(_task_table(b, facts or {}, repo) for b in boards)]
 
 
 def load_rows(repo: str, timeout: float = 30.0) -> list[ResultRow]:
@@ -172,8 +231,13 @@ class LiveBoard:
     `max_age` seconds (a page load, the refresh button, the timer), so new rows show without a restart while a
     busy Space reads the Hub at most once a minute. A failed read keeps the last tables and says why."""
 
-    def __init__(self, repo: str, rows: Sequence[ResultRow] | None = None, max_age: float = 60.0) -> None:
+    def __init__(self, repo: str, rows: Sequence[ResultRow] | None = None, max_age: float = 60.0,
+                 facts: Callable[[Sequence[str]], dict[str, ModelFacts]] | None = None) -> None:
         self.repo, self.fixed, self.max_age = repo, rows, max_age
+        # model facts only where the rows come from the Hub (a local preview and given rows stay offline)
+        reading_hub = rows is None and not os.environ.get(LOCAL_DIR_ENV)
+        self.read_facts = facts or (hub_model_facts if reading_hub else None)
+        self.facts: dict[str, ModelFacts] = {}
         self.tables: dict[str, Table] = {}
         self.order: list[str] = []
         self.problem = ""
@@ -188,10 +252,15 @@ class LiveBoard:
             return self.tables
         self.read_at = time.monotonic()
         try:
-            tables = space_tables(load_rows(self.repo) if self.fixed is None else self.fixed)
+            rows = load_rows(self.repo) if self.fixed is None else self.fixed
         except HubError as e:  # the Space still starts (or keeps its last tables) and says why
             self.problem = f"**Could not read the results:** {md_text(str(e))}"
             return self.tables
+        new_models = sorted({r.model for r in rows} - set(self.facts))
+        if self.read_facts is not None and new_models:  # each model asked once per start: facts rarely change
+            found = self.read_facts(new_models)
+            self.facts.update({m: found.get(m, ModelFacts()) for m in new_models})
+        tables = space_tables(rows, self.facts, self.repo)
         self.problem = "" if tables[0].rows else f"**{self.repo} has no results yet.**"
         self.tables = {t.title: t for t in tables}
         self.order = [t.title for t in tables]
@@ -200,6 +269,37 @@ class LiveBoard:
     def status(self) -> str:
         when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
         return self.problem or f"Read {when}; {len(self.order) - 1} task(s)."
+
+
+def about_text(repo: str) -> str:
+    """The About tab: what the board measures, how to submit a run, how the ranks are made, how to cite it."""
+    url = f"{MODEL_PAGE}/datasets/{repo}"
+    return f"""## About
+
+The ranked results of the tombench theory-of-mind tasks (Inspect AI) kept in the dataset [{repo}]({url}): one
+immutable row per submission, with its per-sample details and the questions asked.
+
+### How to submit
+
+```bash
+pip install tombench
+inspect eval tombench/exploretom_random --model <provider>/<model>    # any tombench task
+tombench leaderboard push logs/ --repo {repo} --submitter <you>       # needs write access (HF_TOKEN)
+```
+
+Or open a pull request on [{repo}]({url}) with the files `tombench leaderboard push --local-dir board/` writes.
+
+### How to read it
+
+Each row's 95% interval is clustered by story (questions of one story are correlated). Each pair of rows is tested
+on its own (paired on identical questions); a row's rank is 1 + the number of rows significantly better than it.
+The legend under each table has the details; the per-sample details of a row are one click away (Details).
+
+### How to cite
+
+Cite the dataset and the commit you read: `{repo}` ({url}), with its revision, and the tombench package version
+each row names.
+"""
 
 
 #: Seconds between the app's own re-reads while a page is open (the refresh button reads at once).
@@ -223,6 +323,8 @@ def build_app(repo: str, rows: Sequence[ResultRow] | None = None, *, max_age: fl
             for title in live.order:
                 with gr.Tab(title):
                     blocks.append((title, *_table_block(gr, live, title)))
+            with gr.Tab("About"):
+                gr.Markdown(about_text(repo))
         choosers, frames = [c for _, c, _ in blocks], [f for _, _, f in blocks]
 
         def update(force: bool, *columns: list[str]):  # noqa: ANN202
