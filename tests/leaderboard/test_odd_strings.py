@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import io
 import json
+from dataclasses import replace
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -134,3 +135,19 @@ def test_a_row_from_a_repo_never_names_a_path_outside_the_local_copy(tmp_path):
     store = LocalStore(tmp_path / "board")
     assert not store.add(bad) and not store.add(sneaky)
     assert not (tmp_path / "escaped.json").exists() and store.rows() == []
+
+
+def test_odd_strings_survive_a_push_to_the_hub_and_back():
+    from tombench.leaderboard import fetch_rows, push_rows
+
+    from .hub_server import HubTestServer
+
+    rows = [r for i, s in enumerate(ODD) for r in _odd_rows(s)[1:2]]
+    rows = [replace(r, submission_id=f"odd-{i}") for i, r in enumerate(rows)]
+    with HubTestServer() as hub:
+        result = push_rows(rows, "tester/odd-board", token="hf_test_token", endpoint=hub.url)
+        assert len(result.added) == len(rows)
+        back = {r.submission_id: r for r in fetch_rows("tester/odd-board", token="hf_test_token", endpoint=hub.url)}
+        files = hub.files("tester/odd-board")
+    assert {r.submission_id: r.model for r in rows} == {k: r.model for k, r in back.items()}
+    assert all(len(part) <= 120 for path in files for part in path.split("/"))
