@@ -66,7 +66,7 @@ def test_page_loads_sorts_and_filters(driver, page):
     assert driver.title == "tombench leaderboard"
     assert _visible_models(driver) == ["org/big-70b", "api/closed", "org/small-1b", "org/<b>tiny</b>"]
     ranks = [r.find_elements(By.TAG_NAME, "td")[0].text for r in driver.find_elements(By.CSS_SELECTOR, "tbody tr")]
-    # 91±2 and 88±2 overlap, yet the test of their difference (p=0.037, last in Holm's order of 6) separates them
+    # 91±2 and 88±2 overlap, yet the test of their difference (p=0.037) separates them
     assert ranks == ["1", "2", "3", "4"]
     assert driver.find_elements(By.CSS_SELECTOR, "th.breakdown")  # breakdown columns present
     assert not driver.find_elements(By.TAG_NAME, "b")  # the model name was escaped, not parsed

@@ -7,6 +7,7 @@ from click.testing import CliRunner
 
 from tombench.cli import main
 from tombench.leaderboard import LocalStore, row_from_log
+from tombench.leaderboard._site import model_slug
 
 
 def test_local_push_show_and_eval_results(logs, tmp_path):
@@ -44,7 +45,7 @@ def test_local_push_show_and_eval_results(logs, tmp_path):
     assert spec["evaluation_framework"] == "inspect-ai" and spec["tasks"][0]["id"] == "tiny_tom"
     assert spec["tasks"][0]["config"] == "items" and spec["tasks"][0]["split"] == "tiny_tom"
     rerun = row_from_log(logs["strong_rerun"])
-    (path,) = (out / "mockllm__strong-7b" / ".eval_results").glob("*.yaml")
+    (path,) = (out / model_slug("mockllm/strong-7b") / ".eval_results").glob("*.yaml")
     assert path.name == f"tombench_tiny_tom_{rerun.config_hash[:8]}.yaml"
     entries = yaml.safe_load(path.read_text())
     assert entries == [{"dataset": {"id": "my-org/tombench-board", "task_id": "tiny_tom"},
@@ -72,7 +73,7 @@ def test_show_reads_local_dir_and_fits_120_columns(logs, tmp_path):
     assert max(len(line) for line in lines) <= 120
     for model in ("mockllm/strong-7b", "mockllm/middle-1.5b", "mockllm/weak-135m"):
         assert len([ln for ln in lines if model in ln]) == 1  # one line a row
-    assert "action_set" not in shown.output and "Rank: a new rank starts only" in shown.output
+    assert "action_set" not in shown.output and "Rank: 1 + the number of rows significantly better" in shown.output
     detailed = runner.invoke(main, ["leaderboard", "show", "--local-dir", str(board), "--breakdowns"])
     assert detailed.exit_code == 0 and "breakdowns: value [95% CI] n" in detailed.output
     assert max(len(line) for line in detailed.output.splitlines()) <= 120

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tombench.leaderboard import HubTimeout, PublishError, ResultRow, fetch_rows, push_rows, row_from_log, site_files
-from tombench.leaderboard._site import read_index, result_path
+from tombench.leaderboard._site import model_slug, read_index, result_path
 
 from .hub_server import HubTestServer, SilentServer
 
@@ -432,7 +432,7 @@ def test_eval_results_from_the_hub_pin_the_commit_and_link_the_endpoint(hub, log
     head = hub.state.repos[("dataset", repo)].head.oid
     res = CliRunner().invoke(main, ["leaderboard", "eval-results", "--repo", repo, "--out", str(out)])
     assert res.exit_code == 0 and "2 entry file(s) for 1 model(s)" in res.output, res.output
-    files = sorted((out / "mockllm__strong-7b" / ".eval_results").glob("*.yaml"))
+    files = sorted((out / model_slug("mockllm/strong-7b") / ".eval_results").glob("*.yaml"))
     assert len(files) == 2  # two temperatures of one model: two variants, two files
     for path in files:
         (entry,) = yaml.safe_load(path.read_text())

@@ -75,6 +75,7 @@ def check_eval_yaml(doc: dict, files: set[str]) -> set[str]:
         HFTask.model_validate(task)  # Inspect's own reader: known solver/scorer names, no unknown keys
         assert task["config"] == "items" and task["split"] == task["id"]  # evaluation items, not the results
         assert any(f.startswith(f"data/items/{task['id']}/") for f in files)
+        assert f"{task['id']}: the " in doc["description"]  # which pinned item set it replays
         assert "/" not in task["id"] and task["id"] not in ids
         ids.add(task["id"])
     return ids
@@ -116,7 +117,7 @@ def test_every_current_task_gets_eval_yaml_and_eval_results():
         "tombench/tomi": ("tomi:inspect_ai example_dataset('theory_of_mind')", None),
     }
     rows = [row(f"hf/org/model-{i % 3}", 0.3 + 0.01 * i, task=t, submission_id=f"s{i}", config_hash=f"c{i:07d}",
-                dataset_id=identities.get(t, (None, None))[0], dataset_revision=identities.get(t, (None, None))[1])
+                items_digest="d" * 32, dataset_id=identities.get(t, (None, None))[0], dataset_revision=identities.get(t, (None, None))[1])
             for i, t in enumerate(tasks)]
     files = _items_files(tasks, mc={"tombench/tomsynth"})
     text = eval_yaml(rows, files)
@@ -151,7 +152,7 @@ def test_every_current_task_gets_eval_yaml_and_eval_results():
 def test_two_configurations_of_one_model_get_two_files(logs):
     """The Hub's guidance: one `.eval_results` file per variant (here two temperatures of one model)."""
     rows = [row_from_log(logs[k]) for k in ("strong", "strong_hot")]
-    files = {"data/items/tiny_tom/x.jsonl"}
+    files = {f"data/items/tiny_tom/{r.items_digest}.jsonl" for r in rows}
     out = eval_result_files(rows, "my-org/board", files)
     assert list(out) == ["mockllm/strong-7b"] and len(out["mockllm/strong-7b"]) == 2
     names = sorted(out["mockllm/strong-7b"])
@@ -203,7 +204,31 @@ def test_size_categories_follow_the_hub_buckets():
 
 def test_eval_yaml_never_doubles_the_prefix():
     files = {"data/items/exploretom_random/x.jsonl"}
-    text = eval_yaml([row("m", 0.5, task="tombench/exploretom_random")], files)
+    text = eval_yaml([row("m", 0.5, task="tombench/exploretom_random", items_digest="x")], files)
     (task,) = yaml.safe_load(text)["tasks"]
     assert task["id"] == "exploretom_random" and task["config"] == "items" and task["split"] == "exploretom_random"
     assert "tombench/tombench" not in text and "inspect eval tombench/exploretom_random" in text
+
+
+def test_eval_yaml_replays_one_pinned_item_set_of_the_board():
+    """Issue #41.3: after seed 0, seed 1 and a --limit run, the items split was the union of all three (476 rows,
+    416 distinct inputs), measured by no row. Now each task points at one item set: the one most board rows were
+    measured on (ties: the larger set)."""
+    from tombench.leaderboard._site import card_metadata, replay_sets
+
+    seed0 = [row(f"hf/org/m{i}", 0.5, submission_id=f"s0-{i}", items_digest="a" * 32, config_hash=f"a{i}")
+             for i in range(2)]
+    seed1 = row("hf/org/m0", 0.6, submission_id="s1", items_digest="b" * 32, config_hash="b")
+    limit = row("hf/org/m1", 0.7, submission_id="lim", items_digest="c" * 32, config_hash="c")
+    rows = [*seed0, seed1, limit]
+    files = {f"data/items/exploretom_random/{d * 32}.jsonl" for d in "abc"}
+    (replay,) = replay_sets(rows, files).values()
+    assert replay.path == f"data/items/exploretom_random/{'a' * 32}.jsonl" and len(replay.rows) == 2
+    doc = yaml.safe_load(eval_yaml(rows, files))
+    assert [t["split"] for t in doc["tasks"]] == ["exploretom_random"]
+    assert f"item set {'a' * 12}" in doc["description"] and "2 board row(s)" in doc["description"]
+    (items,) = [c for c in card_metadata(rows, files)["configs"] if c["config_name"] == "items"]
+    assert items["data_files"] == [{"split": "exploretom_random", "path": replay.path}]  # one file, no glob
+    # a set whose file the repo lacks is never chosen; a task with no such file is not defined
+    assert replay_sets(rows, {f"data/items/exploretom_random/{'c' * 32}.jsonl"})["exploretom_random"].rows == (limit,)
+    assert replay_sets(rows, set()) == {}

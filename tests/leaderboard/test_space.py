@@ -7,6 +7,7 @@ with the reason otherwise. The app runs in this process on a free port of 127.0.
 
 from __future__ import annotations
 
+import re
 import runpy
 import socket
 from pathlib import Path
@@ -60,10 +61,11 @@ def test_tables_rank_like_show_and_cross_tasks(board):
     for t, b in zip(tasks, boards, strict=True):
         ranks = [r[t.headers.index("Rank")] for r in t.rows]
         assert ranks == [e.cells["rank"].text for e in b.entries]  # the very cells `show` prints
-    assert cross.headers == ["Model", "exploretom_random v1", "tiny_tom v2"]
-    by_model = {r[0]: r[1:] for r in cross.rows}
-    assert set(by_model) == {"[hf/org/big-7b](https://huggingface.co/org/big-7b)", "mockllm/strong-7b",
-                             "mockllm/middle-1.5b", "mockllm/weak-135m"}
+    assert cross.headers == ["Model", "License", "Params (Hub)", "exploretom_random v1", "tiny_tom v2"]
+    by_model = {re.sub("<[^>]*>", "", r[0]): r[3:] for r in cross.rows}  # the model cells are escaped HTML
+    assert set(by_model) == {"hf/org/big-7b", "mockllm/strong-7b", "mockllm/middle-1.5b", "mockllm/weak-135m"}
+    assert ('<a href="https://huggingface.co/org/big-7b" title="hf/org/big-7b" target="_blank" '
+            'rel="noopener noreferrer">hf/org/big-7b</a>') in {r[0] for r in cross.rows}
     assert by_model["mockllm/strong-7b"][0].startswith("60.0 [") and by_model["mockllm/strong-7b"][1] != "–"
     assert by_model["mockllm/weak-135m"][0] == "–"  # not run on that task
 
@@ -84,12 +86,17 @@ def test_space_folder_and_push_to_the_fake_hub(tmp_path, monkeypatch):
     header = yaml.safe_load(pushed["README.md"].decode().split("---")[1])
     assert header["sdk"] == "gradio" and header["sdk_version"] == GRADIO_VERSION and header["app_file"] == "app.py"
     assert header["datasets"] == ["org/results"]
-    assert pushed["requirements.txt"].decode().splitlines() == ["tombench==0.1.0", f"gradio=={GRADIO_VERSION}"]
+    # no `tombench==VERSION` from an index that may lack it: the source travels in the Space, its dependencies do not
+    requirements = pushed["requirements.txt"].decode().splitlines()
+    assert requirements[-1] == f"gradio=={GRADIO_VERSION}" and not any(r.startswith("tombench") for r in requirements)
+    assert any(r.startswith("inspect-ai") for r in requirements)
+    assert "tombench/leaderboard/space.py" in pushed and "tombench/leaderboard/static/board.css" in pushed
+    assert not any("__pycache__" in p for p in pushed)
     assert "build_app('org/results')" in pushed["app.py"].decode()
     assert (out / "app.py").read_bytes() == pushed["app.py"]
 
     bad = CliRunner().invoke(main, ["leaderboard", "space", "--repo", "results", "--out", str(out)])
-    assert bad.exit_code == 2 and "--repo must look like ORG/NAME" in bad.output
+    assert bad.exit_code == 2 and "is not a Hub repo id: it must look like ORG/NAME" in bad.output
 
 
 def test_app_that_cannot_read_the_hub_says_so(monkeypatch):
@@ -186,17 +193,17 @@ def test_space_in_a_headless_browser(space_driver, app_url, board):
     rows = LocalStore(board).rows()
     driver.get(app_url)
     tabs = _wait(driver, lambda d: [t.text for t in d.find_elements(By.CSS_SELECTOR, "[role=tab]")])
-    assert tabs == ["All tasks", SECOND_TASK, "tiny_tom v2"]  # the cross-task view, then one tab per task
+    assert tabs == ["All tasks", SECOND_TASK, "tiny_tom v2", "About"]  # the cross-task view, one tab per task
 
     heads, cross = _open_tab(driver, "All tasks")
-    assert heads == ["Model", SECOND_TASK, "tiny_tom v2"]  # one column per task
+    assert heads == ["Model", "License", "Params (Hub)", SECOND_TASK, "tiny_tom v2"]  # one column per task
     models = [r[0] for r in cross]
     assert sorted(models) == sorted(["hf/org/big-7b", "mockllm/strong-7b", "mockllm/middle-1.5b",
                                      "mockllm/weak-135m"])  # one row per model
     link = driver.find_element(By.LINK_TEXT, "hf/org/big-7b")
     assert link.get_attribute("href") == "https://huggingface.co/org/big-7b"
     strong = cross[models.index("mockllm/strong-7b")]
-    assert strong[1].startswith("60.0 [") and strong[2].startswith("100.0 [")  # intervals in every cell
+    assert strong[3].startswith("60.0 [") and strong[4].startswith("100.0 [")  # intervals in every cell
 
     for b in build_view(rows).boards:
         title = f"{b.task.removeprefix('tombench/')} v{b.task_version}"
@@ -213,3 +220,82 @@ def test_space_in_a_headless_browser(space_driver, app_url, board):
         chooser.find_element(By.CSS_SELECTOR, f"input[name='{name}']").click()
     heads, _ = _wait(driver, lambda d: (t := _shown_table(d)) and "Tokens" in t[0] and "Samples" not in t[0] and t)
     assert heads[:2] == ["Rank", "Model"]
+
+
+def test_the_app_rereads_the_dataset_without_a_restart(monkeypatch):
+    """Issue #41.7: the Space read the dataset once, at start. Now a page load, the timer or the button re-read it
+    (a page load at most once per `max_age`); a failed read keeps the last tables and says why."""
+    from tombench.kit.hub import HubError
+    from tombench.leaderboard import space as space_module
+
+    served = [[row("hf/org/a-7b", 0.6, 0.05, submission_id="a")]]
+
+    def read(repo, timeout=30.0):  # noqa: ANN001, ANN202
+        if not served:
+            raise HubError(f"could not read {repo} from the Hub (ConnectError)")
+        return served[-1]
+
+    monkeypatch.setattr(space_module, "load_rows", read)
+    live = space_module.LiveBoard("org/results", max_age=3600)
+    assert [len(t.rows) for t in live.tables.values()] == [1, 1]
+    served.append(served[0] + [row("hf/org/b-7b", 0.4, 0.05, submission_id="b")])
+    assert [len(t.rows) for t in live.refresh().values()] == [1, 1]  # a page load within max_age: no new read
+    assert [len(t.rows) for t in live.refresh(force=True).values()] == [2, 2]  # the button: read now
+    served.clear()
+    assert [len(t.rows) for t in live.refresh(force=True).values()] == [2, 2]  # the Hub is down: the last tables
+    assert "Could not read the results" in live.status()
+
+
+def test_the_space_runs_from_its_own_copy_of_tombench(board, tmp_path):
+    """The Space folder carries tombench's source: app.py imports that copy (not an installed tombench) and builds
+    the app from it; a `tombench/` folder it did not make is never replaced."""
+    pytest.importorskip("gradio", reason="gradio is not installed (pip install -e '.[space]')")
+    import os
+    import subprocess
+    import sys
+
+    out = tmp_path / "space"
+    res = CliRunner().invoke(main, ["leaderboard", "space", "--repo", "org/results", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert (out / "tombench" / "leaderboard" / "space.py").exists()
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"} | {LOCAL_DIR_ENV: str(board)}
+    code = "import app, tombench; print(tombench.__file__); print(type(app.demo).__name__)"
+    ran = subprocess.run([sys.executable, "-c", code], cwd=out, env=env, capture_output=True, text=True, timeout=300)
+    assert ran.returncode == 0, ran.stderr[-3000:]
+    where, kind = ran.stdout.strip().splitlines()[-2:]
+    assert Path(where).resolve().is_relative_to(out.resolve()) and kind == "Blocks"
+    # rewriting the folder replaces its own copy; a source tree it did not make stops the command in one line
+    assert CliRunner().invoke(main, ["leaderboard", "space", "--repo", "org/results", "--out", str(out)]).exit_code == 0
+    (tmp_path / "checkout" / "tombench").mkdir(parents=True)
+    bad = CliRunner().invoke(main, ["leaderboard", "space", "--repo", "org/results", "--out", str(tmp_path / "checkout")])
+    assert bad.exit_code == 2 and "is not a copy this command made" in bad.output
+
+
+def test_model_facts_details_links_and_about(monkeypatch):
+    """Issue #41.7: license and size from the model's Hub page where it is there (blank where not), a link from
+    each row to its details, an About tab with how to submit and how to cite."""
+    from tombench.leaderboard import space as space_module
+
+    rows = [row("hf/org/big-7b", 0.9, 0.03, submission_id="big"), row("mockllm/m", 0.5, submission_id="../x")]
+    monkeypatch.setattr(space_module, "load_rows", lambda repo, timeout=30.0: rows)
+    asked = []
+
+    def facts(models):  # noqa: ANN001, ANN202
+        asked.append(list(models))
+        return {"hf/org/big-7b": space_module.ModelFacts("apache-2.0", 7.61)}
+
+    live = space_module.LiveBoard("org/results", facts=facts)
+    cross = live.tables["All tasks"]
+    by_model = {re.sub("<[^>]*>", "", r[0]): r[1:3] for r in cross.rows}
+    assert by_model == {"hf/org/big-7b": ["apache-2.0", "7.61B"], "mockllm/m": ["", ""]}
+    task = live.tables["exploretom_random v1"]
+    details = [r[task.headers.index("Details")] for r in task.rows]
+    assert details[0] == ('<a href="https://huggingface.co/datasets/org/results/blob/main/data/details/big.jsonl" '
+                          'target="_blank" rel="noopener noreferrer">details</a>')
+    assert details[1] == ""  # an id that is not a plain file name gets no link
+    live.refresh(force=True)
+    assert asked == [["hf/org/big-7b", "mockllm/m"]]  # each model asked once
+    about = space_module.about_text("org/results")
+    assert "tombench leaderboard push logs/ --repo org/results" in about and "How to cite" in about
+    with HubTestServer() as hub:  # a Hub without these models: blank facts, no error
+        assert space_module.hub_model_facts(["hf/org/big-7b", "vllm/org/<svg>"], timeout=5, endpoint=hub.url) == {}

@@ -9,7 +9,7 @@ import pytest
 
 from tombench.kit.intervals import PRIOR_ICC, t_quantile, wilson_interval
 from tombench.leaderboard import mcnemar_exact, paired_comparison, proportion_interval
-from tombench.leaderboard._stats import design_effect, holm, rank_groups, sign_flip_test, unpaired_p
+from tombench.leaderboard._stats import design_effect, sign_flip_test, unpaired_p
 
 
 def _stories(misses: dict[int, int], stories: int = 12, per_story: int = 5) -> tuple[list[float], list[str]]:
@@ -114,24 +114,12 @@ def test_sign_flip_is_exact_up_to_sixteen_stories_and_seeded_above():
     assert sign_flip_test([0.0, 0.0], ["a", "b"]) == (1.0, "story-sign-flip-exact")
 
 
-def test_holm_and_unpaired_tests():
-    assert holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])  # 3 x 0.01; 2 x 0.03; max(0.06, 0.04)
-    assert holm([]) == []
+def test_unpaired_tests():
     # two rows on different items: the standard errors are the printed half widths over their quantiles
     a, b = (0.80, 0.70, 0.88, 1.96), (0.60, 0.50, 0.70, 1.96)
     se = ((0.18 / 3.92) ** 2 + (0.20 / 3.92) ** 2) ** 0.5
     assert unpaired_p(a, b) == pytest.approx(2 * (1 - NormalDist().cdf(0.2 / se)))
     assert unpaired_p(a, a) == 1.0
-
-
-def test_rank_groups_start_only_where_every_row_above_beats_every_row_below():
-    # 90, 85, 80: neighbours not separated, the ends are: one group (before: 90 and 85 shared 1, 80 was 3)
-    chain = {(0, 2)}
-    assert rank_groups(3, lambda i, j: (i, j) in chain) == [1, 1, 1]
-    everything = lambda i, j: True  # noqa: E731
-    assert rank_groups(3, everything) == [1, 2, 3]
-    two_blocks = {(0, 2), (0, 3), (1, 2), (1, 3)}
-    assert rank_groups(4, lambda i, j: (i, j) in two_blocks) == [1, 1, 3, 3]
 
 
 def test_sign_flip_takes_the_normal_limit_with_many_stories():

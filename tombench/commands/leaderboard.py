@@ -33,6 +33,29 @@ def _log_paths(inputs: tuple[str, ...]) -> list[Path]:
         raise UserError(str(e)) from None
 
 
+def check_repo(name: str, value: str | None) -> None:
+    """Refuse a repo id the Hub would refuse, before anything is read or written: ORG/NAME by the Hub's own rules
+    (huggingface_hub's `validate_repo_id`: letters, digits, `-_.`, no `--` or `..`, at most 96 characters)."""
+    if value is None:
+        return
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+    problem = "" if value.count("/") == 1 else "it must look like ORG/NAME"
+    if not problem:
+        try:
+            validate_repo_id(value)
+        except HFValidationError as e:
+            problem = str(e).splitlines()[0].split(": '")[0].rstrip(".")  # the value is already in the line
+    if problem:
+        raise UserError(f"{name} {value!r} is not a Hub repo id: {problem}")
+
+
+def _repo_id(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """click callback of every repo option, eager so that it runs before any folder option makes its folder."""
+    check_repo(f"--{param.name}", value)
+    return value
+
+
 def _writable_store(root: str | Path) -> Path:
     """The local copy's folder (`--local-dir` or the default), made and checked before any log is read."""
     from tombench.kit.errors import OptionError
@@ -94,7 +117,8 @@ def leaderboard() -> None:
 
 @leaderboard.command()
 @click.argument("logs", nargs=-1, type=click.Path())
-@click.option("--repo", help="Hub dataset repo ORG/NAME to publish to (created if needed). Omit to keep rows local.")
+@click.option("--repo", is_eager=True, callback=_repo_id,
+              help="Hub dataset repo ORG/NAME to publish to (created if needed). Omit to keep rows local.")
 @click.option("--local-dir", type=click.Path(file_okay=False), help="Local copy of the leaderboard "
               "(default: ~/.cache/tombench/leaderboard/<repo>, or $TOMBENCH_LEADERBOARD_HOME).")
 @click.option("--with-logs", is_flag=True, help="Also upload each eval log next to its row.")
@@ -118,8 +142,6 @@ def push(logs: tuple[str, ...], repo: str | None, local_dir: str | None, with_lo
 
     if not logs and not repo:
         raise UserError("give eval logs to add, and/or --repo ORG/NAME to push rows kept locally")
-    if repo and repo.count("/") != 1:
-        raise UserError(f"--repo must look like ORG/NAME, got {repo!r}")
     store = LocalStore(_writable_store(local_dir or default_local_dir(repo)))
     console = _console()
     report = add_logs(store, progress(_log_paths(logs), "logs"),
@@ -194,7 +216,8 @@ def _exit_partial(message: str) -> None:
 
 @leaderboard.command()
 @click.argument("source", required=False, type=click.Path())
-@click.option("--repo", help="Read the rows from this Hub dataset repo instead of a local folder.")
+@click.option("--repo", is_eager=True, callback=_repo_id,
+              help="Read the rows from this Hub dataset repo instead of a local folder.")
 @click.option("--local-dir", type=click.Path(file_okay=False), help="The local copy to read (as `push --local-dir` "
               "writes it; the same as giving SOURCE).")
 @click.option("--format", "fmt", type=click.Choice(["terminal", "markdown", "html"]), default="terminal",
@@ -237,10 +260,12 @@ def show(source: str | None, repo: str | None, local_dir: str | None, fmt: str, 
 
 @leaderboard.command("eval-results")
 @click.argument("source", required=False, type=click.Path())
-@click.option("--repo", help="Read the rows from this Hub dataset repo (also used as the results' source link).")
+@click.option("--repo", is_eager=True, callback=_repo_id,
+              help="Read the rows from this Hub dataset repo (also used as the results' source link).")
 @click.option("--out", "out", required=True, type=click.Path(file_okay=False), callback=output_dir,
               help="Folder to write eval.yaml and <model>/.eval_results/<task>_<config>.yaml into.")
-@click.option("--benchmark", help="Hub dataset ORG/NAME that hosts the benchmark's eval.yaml (the entries' "
+@click.option("--benchmark", is_eager=True, callback=_repo_id,
+              help="Hub dataset ORG/NAME that hosts the benchmark's eval.yaml (the entries' "
               "`dataset.id`; default: --repo).")
 @click.option("--open-pr", is_flag=True, help="Open a pull request with the entries on each Hub model repo.")
 @_timeout_option
@@ -253,7 +278,7 @@ def eval_results(source: str | None, repo: str | None, out: str, benchmark: str 
     from tombench.leaderboard import open_eval_result_prs, write_eval_results
 
     benchmark = benchmark or repo
-    if not benchmark or benchmark.count("/") != 1:
+    if not benchmark:
         raise UserError("Eval Results entries name the benchmark dataset that hosts eval.yaml: give --repo ORG/NAME "
                         "or --benchmark ORG/NAME")
     rows, files, revision = _load_board(source, repo, timeout)
@@ -282,12 +307,15 @@ def _load_board(source: str | None, repo: str | None, timeout: float) -> tuple[l
 
 
 @leaderboard.command()
-@click.option("--repo", required=True, help="The results dataset ORG/NAME the Space reads when it starts.")
+@click.option("--repo", is_eager=True, callback=_repo_id, required=True,
+              help="The results dataset ORG/NAME the Space reads (at start and on every refresh).")
 @click.option("--out", "out", default="space", show_default=True, type=click.Path(file_okay=False), callback=output_dir,
               help="Folder to write the Space into (README.md, requirements.txt, app.py).")
-@click.option("--space", "space", help="Also push the folder to this Hub Space ORG/NAME (created as a Gradio Space).")
-@click.option("--requirement", help="How the Space installs tombench (a requirements.txt line; default: this "
-              "release, `tombench==VERSION`; e.g. `tombench @ git+https://...@COMMIT`).")
+@click.option("--space", "space", is_eager=True, callback=_repo_id,
+              help="Also push the folder to this Hub Space ORG/NAME (created as a Gradio Space).")
+@click.option("--requirement", help="How the Space installs tombench (a requirements.txt line, e.g. "
+              "`tombench @ git+https://...@COMMIT`; default: a copy of this tombench's source beside app.py, and its "
+              "dependencies from the package index).")
 @_timeout_option
 def space(repo: str, out: str, space: str | None, requirement: str | None, timeout: float) -> None:
     """Write a Hub Space (Gradio) that shows the leaderboard of the results dataset --repo, and push it (--space).
@@ -295,15 +323,15 @@ def space(repo: str, out: str, space: str | None, requirement: str | None, timeo
     The app ranks with the same code as `show`: one tab per task, a cross-task tab, drawn intervals, a column
     chooser and links to the models' Hub pages. Preview it locally with `TOMBENCH_SPACE_LOCAL_DIR=<local copy>
     python <out>/app.py`."""
-    from tombench import __version__
     from tombench.leaderboard import PublishError
     from tombench.leaderboard.space import push_space, write_space
 
-    for name, value in (("--repo", repo), ("--space", space)):
-        if value is not None and value.count("/") != 1:
-            raise UserError(f"{name} must look like ORG/NAME, got {value!r}")
-    folder = write_space(repo, out, requirement or f"tombench=={__version__}")
-    click.echo(f"wrote the Space for {repo} into {folder} (README.md, requirements.txt, app.py)")
+    try:
+        folder = write_space(repo, out, requirement)
+    except ValueError as e:
+        raise UserError(str(e)) from None
+    copied = "" if requirement else ", tombench/"
+    click.echo(f"wrote the Space for {repo} into {folder} (README.md, requirements.txt, app.py{copied})")
     if space:
         _quiet_hub_logs()
         try:

@@ -12,16 +12,24 @@ from tombench.kit.intervals import wilson_interval
 
 from ._from_log import guess_model_size_b, guess_open_weights
 from ._ranking import PairTest, Shown, interval_of
-from ._row import Breakdown, ResultRow
+from ._row import Breakdown, ResultRow, shaping_config
+from ._text import inert
 
 Kind = Literal["text", "num"]
 
 
 @dataclass(frozen=True)
 class Cell:
+    """One cell's text, sort value and tooltip, made `inert` here once so that no format shows a raw control
+    character from a log (each format still escapes its own syntax)."""
+
     text: str
     sort: float | str | None = None  # the value a column sorts by (None sorts last)
     title: str = ""  # extra detail (HTML tooltip)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", inert(self.text))
+        object.__setattr__(self, "title", inert(self.title))
 
 
 @dataclass(frozen=True)
@@ -30,6 +38,9 @@ class Column:
     title: str
     kind: Kind = "text"
     breakdown: bool = False
+
+    def __post_init__(self) -> None:  # breakdown columns are named by the log's metrics
+        object.__setattr__(self, "title", inert(self.title))
 
 
 # --- what differs between rows: the config column -------------------------------------------------------------
@@ -47,6 +58,7 @@ def _settings(row: ResultRow) -> dict[str, Any]:
     if not raw:  # a row of schema 1: what it has
         raw = {"generate_config": {"temperature": row.temperature, "max_tokens": row.max_tokens, "seed": row.seed},
                "epochs": row.epochs, "task_args": json.loads(row.task_args or "{}")}
+    raw = shaping_config(raw)  # a cache or a timeout tells no row apart
     flat: dict[str, Any] = {}
     for key, value in raw.items():
         if key in _NOT_CONFIG:
@@ -113,26 +125,25 @@ def _filled_cell(row: ResultRow) -> Cell:
                 f"95% Wilson CI {_ci_text(low, high)}{calls}")
 
 
-def vs_cell(t: PairTest | None, other: ResultRow | None, tests: int) -> Cell:
-    """The test of a row against another one of its board: difference in points, Holm-adjusted p, `*` where it
+def vs_cell(t: PairTest | None, other: ResultRow | None) -> Cell:
+    """The test of a row against another one of its board: difference in points, the pair's own p, `*` where it
     separates them, `(u)` where they answered different items (unpaired test from the two intervals)."""
     if other is None:
         return Cell("", None)
     if t is None:
         return Cell("–", None, f"no test against {other.model}: one of the two rows has no interval")
     mark = " *" if t.significant else ""
-    holm_note = f"Holm-adjusted over the board's {tests} pair(s): p={t.p_adjusted:.3g} (unadjusted {t.p_value:.3g})"
     p = t.paired
     if p is None:
-        return Cell(f"{100 * t.diff:+.1f} p={t.p_adjusted:.2g}{mark} (u)", t.p_adjusted,
+        return Cell(f"{100 * t.diff:+.1f} p={t.p_value:.2g}{mark} (u)", t.p_value,
                     f"against {other.model}: not paired, the rows answered different items ({t.n_a} vs {t.n_b}: "
                     "other arguments, limit, dataset or samples); unpaired normal test, each row's standard error "
-                    f"from its printed interval; {holm_note}")
+                    f"from its printed interval; p={t.p_value:.3g}")
     detail = (f"against {other.model} ({p.method}): the same {p.n} items in {p.stories} stories; this row alone "
-              f"right on {p.a_only:g}, the other alone on {p.b_only:g}; {holm_note}")
+              f"right on {p.a_only:g}, the other alone on {p.b_only:g}; p={t.p_value:.3g}")
     if p.low is not None and p.high is not None:
         detail += f"; 95% CI of the difference {100 * p.low:+.1f} to {100 * p.high:+.1f} points"
-    return Cell(f"{100 * t.diff:+.1f} p={t.p_adjusted:.2g}{mark}", t.p_adjusted, detail)
+    return Cell(f"{100 * t.diff:+.1f} p={t.p_value:.2g}{mark}", t.p_value, detail)
 
 
 def _samples_text(row: ResultRow) -> str:
@@ -156,7 +167,8 @@ def _headline_cells(row: ResultRow, shown: Shown | None, rank: int | None, share
     return {
         "rank": rank_cell,
         "model": Cell(row.model, row.model.lower(),
-                      f"provider {row.provider}; revision {row.model_revision or 'unknown'}; params {row.model_params}"),
+                      f"{row.model}; provider {row.provider}; revision {row.model_revision or 'unknown'}; "
+                      f"params {row.model_params}"),
         "accuracy": Cell(_pct(row.accuracy), row.accuracy, f"metric {row.metric}; logged stderr {_pct(row.stderr)}"),
         "ci": Cell(_ci_text(low, high), low, f"{method}{deff}"),
         "n": Cell(_samples_text(row), row.samples_completed),

@@ -23,7 +23,16 @@ from tombench.kit.logs import shaping_args
 from tombench.kit.metrics import parse_breakdown
 
 from ._items import Item, breakdown_intervals, compact, interval, items_digest, read_items, unclustered_interval
-from ._row import SCHEMA_VERSION, Breakdown, MetricValue, ResultRow, canonical_json, config_hash, utc_iso
+from ._row import (
+    SCHEMA_VERSION,
+    Breakdown,
+    MetricValue,
+    ResultRow,
+    canonical_json,
+    config_hash,
+    shaping_config,
+    utc_iso,
+)
 from ._stats import Interval
 
 #: Providers that run weights the user holds (so the weights are open, or at least local).
@@ -202,8 +211,9 @@ def effective_generate_config(spec: Any, plan: Any) -> dict[str, Any]:
 def run_settings(spec: Any, *, task: str, dataset: tuple[str, str | None], model_revision: str | None,
                  model_params: dict[str, Any], model_roles: dict[str, str], generate_config: dict[str, Any],
                  epochs: int) -> dict[str, Any]:
-    """Every setting that shapes a run: two rows with equal settings are re-runs of one configuration (their
-    `config_hash`), so only the newest is ranked."""
+    """Every setting of a run, kept whole in `run_config`: two rows with equal settings, once the ones that cannot
+    change a number are left out (`_row.shaping_config`), are re-runs of one configuration (their `config_hash`),
+    so only the newest is ranked."""
     config = spec.config
     return {
         "task": task, "task_version": str(spec.task_version),
@@ -401,7 +411,7 @@ def _row_and_items(log: Any, overrides: RowOverrides) -> tuple[ResultRow, list[I
         epochs=epochs,
         harness="inspect-ai",
         harness_version=spec.packages.get("inspect_ai"),
-        config_hash=config_hash(settings),
+        config_hash=config_hash(shaping_config(settings)),
         samples_total=results.total_samples,
         samples_completed=completed,
         samples_errored=_errored_samples(log),

@@ -48,7 +48,7 @@ def _html_board(i: int, b: Board) -> list[str]:
                      f'data-open="{_attr(e.cells["open_weights"].text)}" data-size="{_attr(size)}">')
         for c in b.columns:
             cell = e.cells[c.key]
-            cls = ' class="num"' if c.kind == "num" else ""
+            cls = ' class="num"' if c.kind == "num" else ' class="model"' if c.key == "model" else ""
             tip = f' title="{_attr(cell.title)}"' if cell.title else ""
             parts.append(f'<td{cls} data-sort="{_attr(cell.sort)}"{tip}>{_attr(cell.text)}</td>')
         parts.append("</tr>")

@@ -34,6 +34,7 @@ from tombench.kit.hub import HubError as PublishError
 from ._details import DETAILS_DIR, ITEMS_DIR, details_path
 from ._row import ResultRow
 from ._site import INDEX_PATH, RESULTS_DIR, hub_model_id, read_index, result_path, site_files
+from ._text import inert
 
 __all__ = ["DEFAULT_TIMEOUT", "Board", "HubTimeout", "PublishError", "PushResult", "fetch_board", "fetch_rows",
            "open_eval_result_prs", "push_rows", "set_hub_timeout"]
@@ -113,7 +114,7 @@ def _attempt(hub: HubRepo, rows: Sequence[ResultRow], cache: dict[str, ResultRow
     result.already = [r.submission_id for r in rows if r.submission_id in remote]
     if not new:
         return True
-    message = f"Add {len(new)} result(s): " + ", ".join(sorted({r.model for r in new}))[:200]
+    message = f"Add {len(new)} result(s): " + inert(", ".join(sorted({r.model for r in new})))[:200]
     at_head = {x.rfilename for x in info.siblings or []}
     commit = hub.commit(_commit_files(new, remote, evidence, at_head, hub), message, parent=info.sha,
                         new={result_path(r.submission_id) for r in new})

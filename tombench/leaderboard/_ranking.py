@@ -1,8 +1,11 @@
 """The statistics behind a board: which rows it shows, the interval each row shows, every pair's test, the ranks.
 
 Every pair of a board's rows is tested (paired on identical item sets, unpaired from the two intervals otherwise),
-the p-values are Holm-adjusted over the board's pairs, and ranks follow from those tests (`_stats.rank_groups`): a
-new rank starts only where every row above is significantly better than every row below.
+each pair on its own at `ALPHA`, and a row's rank is 1 + the number of rows significantly better than it, directly
+or through a chain of significant tests (`ranks_from_tests`). No correction over the board's pairs: its size would
+depend on how many rows the board has, so anyone could blur every separation by pushing copies or noise rows. With
+this rule a pair's verdict depends on its two rows alone, and a row's rank changes only when a row that beats it
+(or beats a row that beats it) is added.
 
 A row's shown interval may be recomputed from its per-item scores, so a board computes it once per row
 (`shown_intervals`) and hands the list to the tests and the cells rather than asking again.
@@ -17,9 +20,9 @@ from dataclasses import dataclass
 from tombench.kit.intervals import Z95, t_quantile, wilson_interval
 
 from ._row import ResultRow
-from ._stats import CLUSTERED_METHOD, Paired, holm, paired_comparison, proportion_interval, rank_groups, unpaired_p
+from ._stats import CLUSTERED_METHOD, Paired, paired_comparison, proportion_interval, unpaired_p
 
-#: The level of every test and of the rank rule (two-sided, after Holm's correction over a board's pairs).
+#: The level of every pair's test and of the rank rule (two-sided, each pair on its own).
 ALPHA = 0.05
 
 
@@ -28,15 +31,19 @@ class PairTest:
     """The test of a board's row A against row B (difference A - B): paired on identical items, else unpaired."""
 
     diff: float
-    p_value: float
-    p_adjusted: float  # Holm over every pair of the board
+    p_value: float  # this pair's own two-sided test (no correction over the board: see the module's note)
     paired: Paired | None  # None: unpaired test from the two intervals
     n_a: int
     n_b: int
 
     @property
     def significant(self) -> bool:
-        return self.p_adjusted < ALPHA
+        return self.p_value < ALPHA
+
+    @property
+    def better(self) -> bool:
+        """Whether A is significantly better than B."""
+        return self.significant and self.diff > 0
 
 
 def latest_rows(rows: Iterable[ResultRow]) -> tuple[list[ResultRow], list[ResultRow]]:
@@ -116,9 +123,10 @@ def bounds(shown: Shown | None) -> tuple[float, float]:
 
 
 def same_items(a: ResultRow, b: ResultRow) -> bool:
-    """Whether two rows answered exactly the same item set (same task, arguments and dataset, and the same items
-    by content: the sample ids and inputs behind `Items.key`), so that they can be paired."""
-    if a.pairing_key != b.pairing_key or not a.items.key or not b.items.key:
+    """Whether two rows answered exactly the same item set, by content alone (the sample ids and inputs behind
+    `Items.key`), so that they can be paired. Settings play no part: rows that differ in a setting that changed no
+    question (`-T cache=true`) pair, rows whose settings changed the questions do not."""
+    if not a.items.key or not b.items.key:
         return False
     return len(a.items.key) == len(b.items.key) and set(a.items.key) == set(b.items.key)
 
@@ -145,21 +153,18 @@ def _raw_test(a: ResultRow, b: ResultRow, sa: Shown, sb: Shown,
 
 
 def pair_tests(rows: Sequence[ResultRow], shown: Sequence[Shown | None] | None = None) -> dict[tuple[int, int], PairTest]:
-    """Every pair (i, j), i != j, of rows that have an interval: A = rows[i] against B = rows[j], p Holm-adjusted
-    over the distinct pairs. `shown`: the rows' `shown_intervals`, when the caller has them already."""
+    """Every pair (i, j), i != j, of rows that have an interval: A = rows[i] against B = rows[j], each pair's own
+    test. `shown`: the rows' `shown_intervals`, when the caller has them already."""
     shown = shown_intervals(rows) if shown is None else shown
     ranked = [i for i, s in enumerate(shown) if s is not None]
     keyed = {i: rows[i].items.by_key() for i in ranked}  # built once per row, not once per pair
-    raw: dict[tuple[int, int], tuple[float, Paired | None]] = {}
+    tests: dict[tuple[int, int], PairTest] = {}
     for x, i in enumerate(ranked):
         for j in ranked[x + 1:]:
-            raw[(i, j)] = _raw_test(rows[i], rows[j], shown[i], shown[j], (keyed[i], keyed[j]))  # type: ignore[arg-type]
-    adjusted = dict(zip(raw, holm([p for p, _ in raw.values()]), strict=True))
-    tests: dict[tuple[int, int], PairTest] = {}
-    for (i, j), (p, paired) in raw.items():
-        diff = rows[i].accuracy - rows[j].accuracy if paired is None else paired.diff
-        tests[(i, j)] = PairTest(diff, p, adjusted[(i, j)], paired, _n(rows[i]), _n(rows[j]))
-        tests[(j, i)] = PairTest(-diff, p, adjusted[(i, j)], _flip(paired), _n(rows[j]), _n(rows[i]))
+            p, paired = _raw_test(rows[i], rows[j], shown[i], shown[j], (keyed[i], keyed[j]))  # type: ignore[arg-type]
+            diff = rows[i].accuracy - rows[j].accuracy if paired is None else paired.diff
+            tests[(i, j)] = PairTest(diff, p, paired, _n(rows[i]), _n(rows[j]))
+            tests[(j, i)] = PairTest(-diff, p, _flip(paired), _n(rows[j]), _n(rows[i]))
     return tests
 
 
@@ -172,23 +177,28 @@ def _flip(p: Paired | None) -> Paired | None:
 
 
 def ranks_from_tests(shown: Sequence[Shown | None], tests: dict[tuple[int, int], PairTest]) -> list[int | None]:
-    """Ranks of rows sorted best first, given their shown intervals (`_stats.rank_groups` over the rows with an
-    interval); None: no interval."""
+    """Each row's rank: 1 + the number of rows above it in the "significantly better" order, directly or through a
+    chain (S beats T and T beats R: S is above R); None: no interval.
+
+    Why this rule: if A beats B, every row above A is above B too, so B's rank is always below A's; a row that
+    beats nobody (a noise row, a copy of a row no better than others) never moves any other row's rank; a copy of a
+    row moves the rows that row beats down by one, and keeps every separation."""
     ranked = [i for i, s in enumerate(shown) if s is not None]
-
-    def separated(x: int, y: int) -> bool:
-        t = tests[(ranked[x], ranked[y])]
-        return t.significant and t.diff > 0
-
+    beaten_by = {i: [j for j in ranked if j != i and tests[(j, i)].better] for i in ranked}
     out: list[int | None] = [None] * len(shown)
-    for i, k in zip(ranked, rank_groups(len(ranked), separated), strict=True):
-        out[i] = k
+    for i in ranked:
+        above: set[int] = set()
+        todo = list(beaten_by[i])
+        while todo:
+            j = todo.pop()
+            if j not in above and j != i:
+                above.add(j)
+                todo += beaten_by[j]
+        out[i] = 1 + len(above)
     return out
 
 
 def shared_ranks(rows: Sequence[ResultRow]) -> list[int | None]:
-    """Ranks of rows given best first: shared unless the Holm-adjusted tests separate every row above from every
-    row below (None for a row without an interval)."""
+    """Ranks of rows (`ranks_from_tests`), in their order (None for a row without an interval)."""
     shown = shown_intervals(rows)
     return ranks_from_tests(shown, pair_tests(rows, shown))
-

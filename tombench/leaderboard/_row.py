@@ -162,15 +162,20 @@ class ResultRow:
     # --- identity ----------------------------------------------------------------------------------------------
     @property
     def dedup_key(self) -> tuple[str, str, str, str, str]:
-        """Rows sharing this key are re-runs of the same configuration: only the newest is shown."""
-        return (self.model, self.model_revision or "", self.task, self.task_version, self.config_hash)
+        """Rows sharing this key are re-runs of the same configuration: only the newest is shown. The configuration
+        is recomputed from `run_config` without the settings that cannot change a number (`shaping_config`), so
+        rows pushed while `config_hash` still counted them (a `-T cache=true` re-run) are one configuration too."""
+        return (self.model, self.model_revision or "", self.task, self.task_version, self.shaping_hash)
 
     @property
-    def pairing_key(self) -> tuple[str, str, str, str, str, str]:
-        """Rows sharing this key asked the same questions (same task, version, arguments and dataset): their
-        per-item scores can be compared pairwise. Items are still matched by content (`Items.key`)."""
-        return (self.benchmark, self.task, self.task_version, self.task_args, self.dataset_id or "",
-                self.dataset_revision or "")
+    def shaping_hash(self) -> str:
+        """`config_hash` of the settings in `run_config` that can change items, prompts or scores (rows of schema 1,
+        which have no `run_config`, keep the hash they were pushed with)."""
+        try:
+            settings = json.loads(self.run_config or "{}")
+        except ValueError:
+            settings = {}
+        return config_hash(shaping_config(settings)) if isinstance(settings, dict) and settings else self.config_hash
 
 
 def utc_iso(timestamp: str) -> str:
@@ -181,6 +186,23 @@ def utc_iso(timestamp: str) -> str:
 def canonical_json(value: Any) -> str:
     """Stable JSON for hashing and for the JSON-string columns (sorted keys, no whitespace)."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=str, ensure_ascii=False)
+
+
+#: Task arguments that say how a run was carried out, never what it asked or how it scored it (the response cache,
+#: processes, connections): they do not make a configuration of their own.
+RUNTIME_TASK_ARGS = frozenset({"cache", "workers", "max_connections"})
+#: Generate-config keys of the same kind (retries, timeouts, connections, caches, batching).
+RUNTIME_GENERATE_KEYS = frozenset({"max_retries", "timeout", "attempt_timeout", "stream_idle_timeout", "max_connections",
+                                   "adaptive_connections", "cache", "cache_prompt", "batch"})
+
+
+def shaping_config(settings: dict[str, Any]) -> dict[str, Any]:
+    """A run's settings without `RUNTIME_TASK_ARGS` and `RUNTIME_GENERATE_KEYS`: what `config_hash` hashes."""
+    out = dict(settings)
+    for key, dropped in (("task_args", RUNTIME_TASK_ARGS), ("generate_config", RUNTIME_GENERATE_KEYS)):
+        if isinstance(out.get(key), dict):
+            out[key] = {k: v for k, v in out[key].items() if k not in dropped}
+    return out
 
 
 def config_hash(settings: dict[str, Any]) -> str:

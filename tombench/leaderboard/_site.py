@@ -17,15 +17,18 @@ point there, one file per variant (task and configuration), as the Hub asks.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Collection, Iterable
+from dataclasses import dataclass
 
 import yaml
 
-from ._details import DETAILS_DIR, ITEMS_DIR, Detail, EvalItem, item_tasks, task_id
+from ._details import DETAILS_DIR, ITEMS_DIR, Detail, EvalItem, task_id
 from ._ranking import interval, latest_rows
 from ._render import render
 from ._row import ResultRow, card_features, dataclass_features
+from ._text import safe_name
 
 RESULTS_DIR = "data/results"
 #: Every row at a commit, one JSON line each, sorted by submission id (derived; the result files are the record).
@@ -42,7 +45,15 @@ def result_path(submission_id: str) -> str:
 
 
 def model_slug(model: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "__", model)
+    """The folder of a model's Eval Results files: any model name (a log may carry any string) as a short,
+    portable name that no other model shares (`_text.safe_name`); the name itself is inside each file."""
+    return safe_name(model)
+
+
+def eval_result_text(model: str, entries: list) -> str:
+    """One Eval Results file: its entries, after a comment naming the model exactly (as a JSON string, so that no
+    character of the name can end the comment or the file's YAML)."""
+    return f"# model: {json.dumps(model)}\n" + yaml.safe_dump(entries, sort_keys=False)
 
 
 def hub_model_id(model: str) -> str | None:
@@ -65,8 +76,50 @@ def size_category(records: int) -> str:
     return next((name for limit, name in _SIZES if records < limit), "n>10M")
 
 
-def _configs(files: Collection[str]) -> tuple[list[dict], list[dict]]:
-    """The card's `configs` and `dataset_info`: the results table, plus details and items where files exist."""
+@dataclass(frozen=True)
+class ReplaySet:
+    """The one item set `eval.yaml` replays for a task: a file of the repo's `data/items/<task>/`, the set that
+    `rows` (newest submission per configuration) were measured on."""
+
+    task: str  # the task id (eval.yaml's `id`, the items' split)
+    path: str
+    digest: str
+    items: int
+    rows: tuple[ResultRow, ...]
+
+    @property
+    def multiple_choice(self) -> bool:
+        return self.path.endswith(".mc.jsonl")
+
+
+def replay_sets(rows: Iterable[ResultRow], files: Collection[str]) -> dict[str, ReplaySet]:
+    """Per task, the item set that the most board rows were measured on (ties: the larger set, then the file
+    name), among the sets whose file is in `files`. One pinned, deduplicated set per task, so `inspect eval
+    hf/<repo>/<task>` asks exactly the questions of those rows, however many other sets were pushed."""
+    present = set(files)
+    candidates: dict[tuple[str, str], list[ResultRow]] = {}
+    for r in latest_rows(rows)[0]:
+        if not r.items_digest:
+            continue
+        tid = task_id(r.task)
+        for suffix in (".jsonl", ".mc.jsonl"):
+            path = f"{ITEMS_DIR}/{tid}/{r.items_digest}{suffix}"
+            if path in present:
+                candidates.setdefault((tid, path), []).append(r)
+    out: dict[str, ReplaySet] = {}
+    ranked = sorted(candidates.items(), key=lambda kv: (kv[0][0], -len(kv[1]),
+                                                        -max(len(r.items.key) for r in kv[1]), kv[0][1]))
+    for (tid, path), measured in ranked:
+        if tid not in out:
+            size = max(len(r.items.key) or r.samples_completed for r in measured)
+            out[tid] = ReplaySet(tid, path, measured[0].items_digest or "", size,
+                                 tuple(sorted(measured, key=lambda r: r.submission_id)))
+    return out
+
+
+def _configs(files: Collection[str], replay: dict[str, ReplaySet]) -> tuple[list[dict], list[dict]]:
+    """The card's `configs` and `dataset_info`: the results table, plus details and items where files exist (the
+    items config: one split per task, the task's replay set)."""
     configs = [{"config_name": "default", "default": True,
                 "data_files": [{"split": "train", "path": f"{RESULTS_DIR}/*.json"}]}]
     info = [{"config_name": "default", "features": card_features()}]
@@ -74,17 +127,16 @@ def _configs(files: Collection[str]) -> tuple[list[dict], list[dict]]:
         configs.append({"config_name": "details",
                         "data_files": [{"split": "train", "path": f"{DETAILS_DIR}/*.jsonl"}]})
         info.append({"config_name": "details", "features": card_features(dataclass_features(Detail))})
-    tasks = sorted(item_tasks(files))
-    if tasks:
+    if replay:
         configs.append({"config_name": "items",
-                        "data_files": [{"split": t, "path": f"{ITEMS_DIR}/{t}/*.jsonl"} for t in tasks]})
+                        "data_files": [{"split": t, "path": replay[t].path} for t in sorted(replay)]})
         info.append({"config_name": "items", "features": card_features(dataclass_features(EvalItem))})
     return configs, info
 
 
 def card_metadata(rows: list[ResultRow], files: Collection[str] = ()) -> dict:
     """The dataset card's YAML header (checked with huggingface_hub's DatasetCardData in the tests)."""
-    configs, info = _configs(files)
+    configs, info = _configs(files, replay_sets(rows, files))
     records = max(len(rows), sum(len(r.items.key) for r in rows))
     return {
         "pretty_name": "tombench leaderboard",
@@ -137,22 +189,25 @@ def _eval_task(tid: str, multiple_choice: bool) -> dict:
 
 
 def eval_yaml(rows: list[ResultRow], files: Collection[str] = ()) -> str:
-    """The benchmark registration file (`eval.yaml`): one task per task whose evaluation items the repo holds.
+    """The benchmark registration file (`eval.yaml`): one task per task with a replay set (`replay_sets`), each
+    pointing at that one pinned item set; the description says which rows it reproduces.
 
     How to run each task as ranked (`inspect eval tombench/<task>`) is said in the description: the `hf/` replay of
     the items with built-in solvers and scorers approximates it, it does not reproduce the board's numbers.
     """
-    tasks = item_tasks(files)
-    names = sorted({r.task for r in rows if task_id(r.task) in tasks})
+    replay = replay_sets(rows, files)
+    names = sorted({r.task for r in rows if task_id(r.task) in replay})
     runs = "; ".join(f"`inspect eval {t}`" for t in names)
+    sets = " ".join(f"{t}: the {s.items} items of item set {s.digest[:12]} ({s.path}), the items {len(s.rows)} "
+                    "board row(s) were measured on." for t, s in sorted(replay.items()))
     doc = {
         "name": "tombench",
         "description": "Theory-of-mind benchmarks as Inspect AI tasks (pip install tombench). The board's scores "
                        "come from the tombench tasks, run with " + (runs or "`inspect eval tombench/<task>`")
-                       + "; the tasks below replay their items with Inspect's built-in solvers and scorers, an "
-                       "approximation of tombench's own prompt and answer matcher.",
+                       + "; the tasks below replay one pinned item set each with Inspect's built-in solvers and "
+                       "scorers, an approximation of tombench's own prompt and answer matcher. " + sets,
         "evaluation_framework": "inspect-ai",
-        "tasks": [_eval_task(t, tasks[t]) for t in sorted(tasks)],
+        "tasks": [_eval_task(t, replay[t].multiple_choice) for t in sorted(replay)],
     }
     return yaml.safe_dump(doc, sort_keys=False)
 
@@ -189,7 +244,8 @@ def eval_result_files(rows: Iterable[ResultRow], benchmark_repo: str | None, fil
 
     if not benchmark_repo:
         return {}
-    defined = item_tasks(files)
+    rows = list(rows)
+    defined = replay_sets(rows, files)
     pinned = revision if revision and _SHA.match(revision) else None
     base = f"{_endpoint(endpoint)}/datasets/{benchmark_repo}/blob/{pinned or 'main'}"
     out: dict[str, dict[str, list]] = {}
@@ -230,5 +286,5 @@ def site_files(rows: Iterable[ResultRow], repo_id: str | None = None, endpoint: 
     }
     for model, variants in eval_result_files(rows, repo_id, files, endpoint=endpoint).items():
         for name, entries in variants.items():
-            out[f"{EVAL_RESULTS_DIR}/{model_slug(model)}/{name}"] = yaml.safe_dump(entries, sort_keys=False)
+            out[f"{EVAL_RESULTS_DIR}/{model_slug(model)}/{name}"] = eval_result_text(model, entries)
     return {k: v.encode() for k, v in out.items()}

@@ -10,15 +10,14 @@ The rules, each documented with a worked example and its simulation in docs/lead
   items share a story; otherwise the sign-flip (randomization) test over stories, exact up to 16 stories.
 * **Unpaired comparison** (rows that answered different items): a normal test on the difference, each row's
   standard error read off its printed interval (half its width over the quantile it used).
-* **Ranks**: Holm's correction over every pair of a board, then a new rank starts below a row only where every row
-  above is significantly better than every row below (`rank_groups`): different ranks are always separated by
-  the tests the board prints, equal ranks are not claimed to differ.
+* **Ranks** are made from these tests in `_ranking.ranks_from_tests` (each pair on its own, no correction over a
+  board's pairs, so that rows added later cannot undo a separation).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tombench.kit.intervals import cluster_totals, clustered_interval, t_quantile
@@ -196,27 +195,3 @@ def unpaired_p(a: tuple[float, float, float, float], b: tuple[float, float, floa
         return 1.0 if a[0] == b[0] else 0.0
     z = abs(a[0] - b[0]) / math.sqrt(se2)
     return min(1.0, math.erfc(z / math.sqrt(2)))
-
-
-def holm(p_values: Sequence[float]) -> list[float]:
-    """Holm's step-down adjusted p-values (strong family-wise error control at any dependence between tests)."""
-    m = len(p_values)
-    order = sorted(range(m), key=lambda i: p_values[i])
-    adjusted = [1.0] * m
-    running = 0.0
-    for rank, i in enumerate(order):
-        running = max(running, min(1.0, (m - rank) * p_values[i]))
-        adjusted[i] = running
-    return adjusted
-
-
-def rank_groups(size: int, separated: Callable[[int, int], bool]) -> list[int]:
-    """Ranks of `size` rows sorted best first: a cut between positions t and t+1 stands only where every row above
-    is separated from (significantly better than) every row below; a row's rank is 1 + the rows above the last cut
-    above it (competition ranking: 1, 1, 3). So different ranks are always backed by tests, equal ranks never."""
-    ranks, start = [], 0
-    for t in range(size):
-        if t > 0 and all(separated(i, j) for i in range(t) for j in range(t, size)):
-            start = t
-        ranks.append(start + 1)
-    return ranks

@@ -8,6 +8,7 @@ that already exists is never rewritten.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
@@ -27,8 +28,20 @@ from ._details import (
 )
 from ._from_log import LogError, RowOverrides, row_from_log
 from ._row import ResultRow
-from ._site import LOGS_DIR, RESULTS_DIR, eval_result_files, eval_yaml, model_slug, result_path, site_files
+from ._site import (
+    LOGS_DIR,
+    RESULTS_DIR,
+    eval_result_files,
+    eval_result_text,
+    eval_yaml,
+    model_slug,
+    result_path,
+    site_files,
+)
+from ._text import inert
 
+#: What one part of a path in the local copy may be (the repo's own names: submission ids, digests, task ids).
+_PLAIN = re.compile(r"[A-Za-z0-9._-]{1,200}")
 #: Environment variable overriding where local copies live (default: ~/.cache/tombench/leaderboard).
 HOME_ENV = "TOMBENCH_LEADERBOARD_HOME"
 
@@ -46,8 +59,11 @@ class LocalStore:
 
     def add(self, row: ResultRow, log: str | Path | None = None, submission: Submission | None = None) -> bool:
         """Keep a row (and its log when `row.log_file` names one; its details and evaluation items when given).
-        False when the submission was already here."""
-        path = self.root / result_path(row.submission_id)
+        False when the submission was already here, or when its id or log path could not be a file of this folder
+        (a row read from someone else's repo may carry any string: it is never used raw as a path)."""
+        path = self.local(result_path(row.submission_id))
+        if path is None or (row.log_file and self.local(row.log_file) is None):
+            return False
         if row.log_file and log is not None:
             dest = self.root / row.log_file
             if not dest.exists():
@@ -61,9 +77,17 @@ class LocalStore:
         self._write_once(result_path(row.submission_id), row.to_json() + "\n")
         return True
 
+    def local(self, rel: str) -> Path | None:
+        """`rel` (a path in the repo) inside this folder; None when one of its parts is not a plain file name
+        (`..`, an absolute path, a control character...), so nothing read from a repo can write or read elsewhere."""
+        parts = rel.split("/")
+        if not all(_PLAIN.fullmatch(p) and p not in (".", "..") for p in parts):
+            return None
+        return self.root.joinpath(*parts)
+
     def _write_once(self, rel: str | None, text: str) -> None:
         """Write an immutable file atomically (a crash never leaves half a file); an existing one is kept."""
-        path = self.root / rel if rel else None
+        path = self.local(rel) if rel else None
         if path is None or path.exists():
             return
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -73,8 +97,8 @@ class LocalStore:
 
     def details_path(self, row: ResultRow) -> Path | None:
         """The row's per-sample details file here, if kept."""
-        path = self.root / details_path(row.submission_id)
-        return path if path.exists() else None
+        path = self.local(details_path(row.submission_id))
+        return path if path is not None and path.exists() else None
 
     def item_files(self) -> dict[str, Path]:
         """The evaluation-item files kept here, by their path in the repo."""
@@ -94,10 +118,8 @@ class LocalStore:
         return [ResultRow.from_json(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
 
     def log_path(self, row: ResultRow) -> Path | None:
-        if not row.log_file:
-            return None
-        path = self.root / row.log_file
-        return path if path.exists() else None
+        path = self.local(row.log_file) if row.log_file else None
+        return path if path is not None and path.exists() else None
 
     def write_site(self, repo_id: str | None = None) -> None:
         """Regenerate the card and views from every row here."""
@@ -128,6 +150,13 @@ def read_submission(path: Path, overrides: RowOverrides | None = None, read=subm
 
 #: Prints one line of the add report: (rich markup, whether rich may highlight numbers and paths in it).
 Say = Callable[[str, bool], None]
+
+
+def _shown(text: str) -> str:
+    """A string from a log or a file name inside a `Say` line: inert, and its `[...]` never read as rich markup."""
+    from rich.markup import escape
+
+    return escape(inert(text))
 
 
 @dataclass
@@ -176,10 +205,10 @@ def add_logs(store: LocalStore, paths: Iterable[Path], overrides: RowOverrides |
             submission = read_submission(path, overrides)
         except LogError as e:
             if path not in named and "not a readable Inspect eval log" in str(e):
-                say(f"[dim]ignored {path.name}: not an Inspect eval log[/]", True)
+                say(f"[dim]ignored {_shown(path.name)}: not an Inspect eval log[/]", True)
             else:
                 report.refused.append(str(e))
-                say(f"[yellow]refused[/] {e}", False)
+                say(f"[yellow]refused[/] {_shown(str(e))}", False)
             continue
         row = submission.row
         if with_logs:
@@ -196,10 +225,10 @@ def _keep(store: LocalStore, report: AddReport, row: ResultRow, path: Path | Non
     """Keep one row (with its details and items) in the store and say so (or that it was kept before)."""
     if store.add(row, path, submission):
         report.added += 1
-        say(f"added {row.submission_id}: {row.model} on {row.task} = {100 * row.accuracy:.1f}%", False)
+        say(f"added {row.submission_id}: {_shown(row.model)} on {_shown(row.task)} = {100 * row.accuracy:.1f}%", False)
     else:
         report.kept += 1
-        say(f"[dim]already kept[/] {row.submission_id} ({path.name if path else 'sharded run'})", True)
+        say(f"[dim]already kept[/] {row.submission_id} ({_shown(path.name) if path else 'sharded run'})", True)
 
 
 def _split_shards(paths: list[Path]) -> tuple[list[Path], list[list[tuple[Path, object]]]]:
@@ -230,7 +259,7 @@ def _add_sharded(store: LocalStore, report: AddReport, group: list[tuple[Path, o
     if problem:
         names = ", ".join(p.name for p, _ in group)
         report.refused.append(f"{problem}: {names}")
-        say(f"[yellow]refused[/] {problem}: {names}", False)
+        say(f"[yellow]refused[/] {_shown(f'{problem}: {names}')}", False)
         return
     for part in sets:
         try:
@@ -238,7 +267,7 @@ def _add_sharded(store: LocalStore, report: AddReport, group: list[tuple[Path, o
                                          submission_from_shards)
         except LogError as e:
             report.refused.append(str(e))
-            say(f"[yellow]refused[/] {e}", False)
+            say(f"[yellow]refused[/] {_shown(str(e))}", False)
             continue
         _keep(store, report, submission.row, None, say, submission)
 
@@ -258,8 +287,6 @@ def write_eval_results(rows: list[ResultRow], benchmark: str, out: str | Path, *
     `<model>/.eval_results/<file>.yaml` per variant (task and configuration: the Hub's guidance is one file per
     variant). `files` are the benchmark repo's details and item files (eval.yaml defines the tasks whose items
     exist), `revision` its commit. Returns {model: {file name: entries}} (for pull requests)."""
-    import yaml
-
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
     files = set(files)
@@ -269,5 +296,5 @@ def write_eval_results(rows: list[ResultRow], benchmark: str, out: str | Path, *
         for name, entries in variants.items():
             path = root / model_slug(model) / ".eval_results" / name
             path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(yaml.safe_dump(entries, sort_keys=False), encoding="utf-8")
+            path.write_text(eval_result_text(model, entries), encoding="utf-8")
     return by_model

@@ -1,4 +1,7 @@
-"""The terminal format: a board as a rich table that fits `TERMINAL_WIDTH` columns, one line a row."""
+"""The terminal format: a board as a rich table that fits `TERMINAL_WIDTH` columns, one line a row.
+
+Every string reaches rich as a `Text`, never as markup: a model name like `org/[/]bad[bold]x` is printed as typed
+(a markup string would crash rich or lose its `[...]` parts)."""
 
 from __future__ import annotations
 
@@ -6,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._cells import Column
+from ._text import inert
 from ._view import Board, View, board_legend
 
 #: The terminal's columns (a 120-column terminal holds them); the rest is in the Markdown and HTML views.
@@ -37,13 +41,14 @@ def _terminal_table(b: Board, title: str, breakdowns: bool):
     from rich.table import Table
     from rich.text import Text
 
-    t = Table(title=f"{title}: {b.task} v{b.task_version}", box=box.SIMPLE_HEAD, title_justify="left", pad_edge=False)
+    t = Table(title=Text(f"{title}: {b.task} v{b.task_version}", style="table.title"), box=box.SIMPLE_HEAD,
+              title_justify="left", pad_edge=False)
     cols = [c for c in b.columns if c.key in _TERMINAL_KEYS and (c.key != "config" or _config_differs(b))]
     for c, width in zip(cols, _terminal_widths(b, cols), strict=True):
-        t.add_column(_TERMINAL_TITLES.get(c.key, c.title), justify="right" if c.kind == "num" else "left",
+        t.add_column(Text(_TERMINAL_TITLES.get(c.key, c.title)), justify="right" if c.kind == "num" else "left",
                      no_wrap=True, overflow="ellipsis", width=width)
     for e in b.entries:
-        t.add_row(*(e.cells[c.key].text for c in cols))
+        t.add_row(*(Text(e.cells[c.key].text) for c in cols))
     parts: list[Any] = [t]
     if breakdowns and any(c.breakdown for c in b.columns):
         parts.append(_terminal_breakdowns(b))
@@ -72,6 +77,7 @@ def _terminal_breakdowns(b: Board):
     """The breakdowns of a board: one column per dimension, each group of it on its own line."""
     from rich import box
     from rich.table import Table
+    from rich.text import Text
 
     dims: dict[str, list[Column]] = {}
     for c in b.columns:
@@ -82,10 +88,11 @@ def _terminal_breakdowns(b: Board):
     t.add_column("Rank", justify="right", no_wrap=True)
     t.add_column("Model", no_wrap=True, overflow="ellipsis", max_width=_TERMINAL_FLEX["model"][1])
     for dim in dims:
-        t.add_column(dim, justify="right", style="cyan", overflow="fold")
+        t.add_column(Text(inert(dim)), justify="right", style="cyan", overflow="fold")
     for e in b.entries:
-        t.add_row(e.cells["rank"].text, e.cells["model"].text,
-                  *("\n".join(f"{c.key.split('=', 1)[1]}: {e.cells[c.key].text}" for c in cols) for cols in dims.values()))
+        t.add_row(Text(e.cells["rank"].text), Text(e.cells["model"].text),
+                  *(Text("\n".join(f"{inert(c.key.split('=', 1)[1])}: {e.cells[c.key].text}" for c in cols))
+                    for cols in dims.values()))
     return t
 
 

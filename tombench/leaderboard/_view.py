@@ -2,7 +2,7 @@
 
 `build_view` is the one place that decides what a leaderboard shows (dedup, ranking, columns, number formats); the
 formatters (`_terminal`, `_markdown`, `_html`) only lay its cells out. Which rows rank where comes from
-`_ranking` (every pair tested, Holm-adjusted); the "vs next" column prints the test of each row against the next
+`_ranking` (every pair tested on its own; ranks from the "significantly better" order); the "vs next" column prints the test of each row against the next
 one, the "Config" column the settings that differ between the board's rows.
 """
 
@@ -15,6 +15,7 @@ from ._cells import Cell, Column, differing_settings, row_cells, vs_cell
 from ._ranking import ALPHA, PairTest, Shown, bounds, latest_rows, pair_tests, ranks_from_tests, shown_intervals
 from ._row import ResultRow
 from ._stats import Paired
+from ._text import inert
 
 #: Breakdown dimensions in the order the paper discusses them; others follow alphabetically.
 DIMENSION_ORDER = ["action_set", "interesting", "order", "asymmetric", "people", "moves"]
@@ -40,7 +41,7 @@ class Board:
     entries: list[Entry]
     hidden: int = 0  # older submissions of a configuration shown here (kept in the history, not ranked)
     pairs: dict[tuple[int, int], Cell] = field(default_factory=dict)  # "vs" cell of entry i against entry j
-    tests: int = 0  # pairs tested (the Holm family)
+    tests: int = 0  # pairs tested
 
 
 @dataclass(frozen=True)
@@ -73,18 +74,16 @@ def _columns(rows: Sequence[ResultRow], breakdown_cols: list[Column]) -> list[Co
                       Column("submitted", "Submitted")]
 
 
-def _entries(rows: Sequence[ResultRow], shown: Sequence[Shown | None], breakdown_cols: list[Column],
-             tests: dict[tuple[int, int], PairTest]) -> list[Entry]:
+def _entries(rows: Sequence[ResultRow], shown: Sequence[Shown | None], ranks: Sequence[int | None],
+             breakdown_cols: list[Column], tests: dict[tuple[int, int], PairTest]) -> list[Entry]:
     """The ranked rows (sorted best first) with their cells, each tested against the next row."""
-    ranks = ranks_from_tests(shown, tests)
     config_keys = differing_settings(rows)
-    family = len(tests) // 2
     entries = []
     for i, (r, k) in enumerate(zip(rows, ranks, strict=True)):
         nxt = rows[i + 1] if i + 1 < len(rows) else None
         shared = k is not None and ranks.count(k) > 1
         cells = row_cells(r, shown[i], k, shared, breakdown_cols, config_keys)
-        cells["vs_next"] = vs_cell(tests.get((i, i + 1)), nxt, family)
+        cells["vs_next"] = vs_cell(tests.get((i, i + 1)), nxt)
         t = tests.get((i, i + 1))
         entries.append(Entry(r, k, shared, cells, t.paired if t is not None else None))
     return entries
@@ -92,9 +91,22 @@ def _entries(rows: Sequence[ResultRow], shown: Sequence[Shown | None], breakdown
 
 def _pair_cells(rows: Sequence[ResultRow], tests: dict[tuple[int, int], PairTest]) -> dict[tuple[int, int], Cell]:
     """The "vs" cell of every row against every other one (the HTML page re-pairs rows after re-sorting)."""
-    family = len(tests) // 2
-    return {(i, j): vs_cell(tests.get((i, j)), rows[j], family)
-            for i in range(len(rows)) for j in range(len(rows)) if i != j}
+    return {(i, j): vs_cell(tests.get((i, j)), rows[j]) for i in range(len(rows)) for j in range(len(rows)) if i != j}
+
+
+def _ranked(rows: list[ResultRow]) -> tuple[list[ResultRow], list[Shown | None], list[int | None],
+                                             dict[tuple[int, int], PairTest]]:
+    """A board's rows in board order (by rank, then headline; rows without an interval last), with their shown
+    intervals, ranks and every pair's test (indexed in that order). The tests are made once, in headline order."""
+    by_value = sorted(zip(rows, shown_intervals(rows), strict=True),
+                      key=lambda rs: (-rs[0].accuracy, -bounds(rs[1])[0], rs[0].model, rs[0].submission_id))
+    rows, shown = [r for r, _ in by_value], [s for _, s in by_value]
+    tests = pair_tests(rows, shown)
+    ranks = ranks_from_tests(shown, tests)
+    order = sorted(range(len(rows)), key=lambda i: (ranks[i] is None, ranks[i] or 0, i))
+    at = {old: new for new, old in enumerate(order)}
+    return ([rows[i] for i in order], [shown[i] for i in order], [ranks[i] for i in order],
+            {(at[i], at[j]): t for (i, j), t in tests.items()})
 
 
 def build_view(rows: Iterable[ResultRow], *, history: bool = False,
@@ -111,14 +123,11 @@ def build_view(rows: Iterable[ResultRow], *, history: bool = False,
         tasks.setdefault((r.benchmark, r.task, r.task_version), []).append(r)
     boards = []
     for (bench, task, version), unsorted in sorted(tasks.items()):
-        ranked = sorted(zip(unsorted, shown_intervals(unsorted), strict=True),
-                        key=lambda rs: (-rs[0].accuracy, -bounds(rs[1])[0], rs[0].model, rs[0].submission_id))
-        task_rows, shown_of = [r for r, _ in ranked], [s for _, s in ranked]
+        task_rows, shown_of, ranks, tests = _ranked(unsorted)
         bcols = _breakdown_columns(task_rows, dimensions)
         hidden = sum(1 for o in older if (o.benchmark, o.task, o.task_version) == (bench, task, version))
-        tests = pair_tests(task_rows, shown_of)
-        boards.append(Board(bench, task, version, _columns(task_rows, bcols),
-                            _entries(task_rows, shown_of, bcols, tests), hidden, _pair_cells(task_rows, tests),
+        boards.append(Board(inert(bench), inert(task), inert(version), _columns(task_rows, bcols),
+                            _entries(task_rows, shown_of, ranks, bcols, tests), hidden, _pair_cells(task_rows, tests),
                             len(tests) // 2))
     return View(boards)
 
@@ -128,12 +137,13 @@ def board_legend(b: Board) -> list[str]:
     older = f"; {b.hidden} older submission(s) in history" if b.hidden else ""
     return [
         f"{b.benchmark} / {b.task} (v{b.task_version}): {len(b.entries)} model(s){older}.",
-        "Rank: a new rank starts only where every row above is significantly better than every row below "
-        f"(two-sided p < {ALPHA:g} after Holm's correction over the board's {b.tests} pair(s)); =k: shared, the "
-        "tests do not separate these rows; –: no interval, not ranked.",
+        "Rank: 1 + the number of rows significantly better than this one, directly or through a chain of "
+        f"significant tests (each pair's own two-sided test, p < {ALPHA:g}; no correction over the board's "
+        f"{b.tests} pair(s), so rows added later never undo a separation); =k: shared; –: no interval, not ranked. "
+        "Rows are listed by rank, then accuracy.",
         "95% CI: Wilson on n / design effect (questions of one story are correlated; the effect is raised towards "
         "1 + 0.1 (m - 1) where few errors cannot show it), Student t on stories - 1 degrees of freedom.",
-        "vs next: difference in points against the next row and its Holm-adjusted p; * p < 0.05. Paired where both "
+        "vs next: difference in points against the next row and the p of their own test; * p < 0.05. Paired where both "
         "rows answered the same items (exact McNemar; a sign-flip test over stories when questions share stories); "
         "(u): different items, unpaired test from the two intervals.",
         "Open / Size (Markdown and HTML): open weights and billions of parameters (blank: not known). Config: the "

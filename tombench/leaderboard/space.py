@@ -1,7 +1,8 @@
-"""The leaderboard as a Hub Space: a Gradio app that reads the results dataset when it starts.
+"""The leaderboard as a Hub Space: a Gradio app that reads the results dataset, and re-reads it while it runs.
 
-`tombench leaderboard space --repo ORG/RESULTS` writes a Space folder (README.md with the Space header, a pinned
-requirements.txt, and a three-line app.py) whose app imports this module, so the Space ranks with the same code as
+`tombench leaderboard space --repo ORG/RESULTS` writes a Space folder (README.md with the Space header,
+requirements.txt, a three-line app.py, and a copy of the tombench source so the Space builds whether or not the
+package index has this release) whose app imports this module, so the Space ranks with the same code as
 `tombench leaderboard show`: `space_tables` lays out `build_view`'s boards (the same ranks, intervals and "vs next"
 cells) and adds what a browser can do and a terminal cannot: a drawn interval, a link to the model's Hub page and a
 cross-task table (one row per model, one column per task, as `tombench report suites` prints for logs).
@@ -10,14 +11,20 @@ cross-task table (one row per model, one column per task, as `tombench report su
 
 from __future__ import annotations
 
+import html
+import math
 import os
-from collections.abc import Sequence
+import re
+import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from ._markdown import md_text
 from ._ranking import interval
 from ._row import ResultRow
 from ._site import hub_model_id
+from ._text import clip, inert
 from ._view import Board, Entry, board_legend, build_view
 
 #: The Gradio release the generated Space runs on (`sdk_version`) and that tests/leaderboard/test_space.py uses.
@@ -29,6 +36,8 @@ BAR_WIDTH = 25
 #: Columns a task tab shows until the reader picks others (the rest are in the column chooser).
 DEFAULT_COLUMNS = ("Rank", "Model", "Accuracy %", "95% CI", "Interval (0–100%)", "vs next", "Samples", "Config")
 MODEL_PAGE = "https://huggingface.co"
+#: Characters of a model name shown in a cell (the tooltip has the whole name).
+MODEL_CHARS = 48
 
 
 def interval_bar(low: float | None, value: float, high: float | None, width: int = BAR_WIDTH) -> str:
@@ -48,10 +57,28 @@ def interval_bar(low: float | None, value: float, high: float | None, width: int
 
 
 def model_link(row: ResultRow, endpoint: str = MODEL_PAGE) -> str:
-    """Markdown for the model: a link to its Hub page where the model name is a Hub repo id, else the name."""
-    name = row.model.replace("|", "\\|").replace("[", "\\[").replace("]", "\\]").replace("<", "&lt;")
+    """HTML for the model cell: the name html-escaped and cut to `MODEL_CHARS` (the whole name in the tooltip, so a
+    long name never pushes the drawn interval off-screen), linked to its Hub page only where the name is a valid Hub
+    repo id. The cell is HTML rather than Markdown so that nothing in a name (a URL, brackets, tags) becomes a link
+    or markup."""
+    name = inert(row.model)
+    text, title = html.escape(clip(name, MODEL_CHARS)), html.escape(name, quote=True)
     repo = hub_model_id(row.model)
-    return f"[{name}]({endpoint}/{repo})" if repo else name
+    if repo is None or not valid_repo_id(repo):
+        return f'<span title="{title}">{text}</span>'
+    href = html.escape(f"{endpoint}/{repo}", quote=True)
+    return f'<a href="{href}" title="{title}" target="_blank" rel="noopener noreferrer">{text}</a>'
+
+
+def valid_repo_id(repo: str) -> bool:
+    """Whether `repo` is a Hub repo id by the Hub's own rules (huggingface_hub's validator)."""
+    from huggingface_hub.utils import HFValidationError, validate_repo_id
+
+    try:
+        validate_repo_id(repo)
+    except HFValidationError:
+        return False
+    return True
 
 
 @dataclass
@@ -62,7 +89,7 @@ class Table:
     headers: list[str]
     rows: list[list[str]]
     shown: list[str]
-    markdown: set[str] = field(default_factory=set)  # columns whose cells are Markdown (the model links)
+    html: set[str] = field(default_factory=set)  # columns whose cells are HTML (the escaped model links)
     caption: str = ""
 
     def select(self, columns: Sequence[str]) -> tuple[list[str], list[list[str]]]:
@@ -75,17 +102,69 @@ def task_label(b: Board) -> str:
     return f"{b.task.removeprefix(b.benchmark + '/')} v{b.task_version}"
 
 
-def _task_table(b: Board) -> Table:
-    """A board as a tab: `build_view`'s cells (the same text `show` prints), the drawn interval after the CI."""
+@dataclass(frozen=True)
+class ModelFacts:
+    """What the Hub says about a model: its card's license and its parameter count (blank: not said)."""
+
+    license: str = ""
+    params_b: float | None = None
+
+    def cells(self) -> list[str]:
+        return [inert(self.license), "" if self.params_b is None else f"{self.params_b:.3g}B"]
+
+
+#: The model-fact columns (from the Hub, where the model is there) and the link to a row's per-sample details.
+FACT_HEADERS = ["License", "Params (Hub)"]
+DETAILS_HEADER = "Details"
+_PLAIN_ID = re.compile(r"[A-Za-z0-9._-]{1,200}")
+
+
+def hub_model_facts(models: Sequence[str], timeout: float = 10.0, endpoint: str | None = None
+                    ) -> dict[str, ModelFacts]:
+    """License and parameter count of each model whose name is a valid Hub repo id, read from the Hub (its card
+    data and safetensors metadata); a model the Hub does not have, or any failed read, gets no entry (blank)."""
+    from huggingface_hub import HfApi
+
+    api = HfApi(endpoint=endpoint)
+    out: dict[str, ModelFacts] = {}
+    for model in models:
+        repo = hub_model_id(model)
+        if repo is None or not valid_repo_id(repo):
+            continue
+        try:
+            info = api.model_info(repo, expand=["cardData", "safetensors"], timeout=timeout)
+        except Exception:  # noqa: BLE001 - a fact the Hub cannot give is blank, never an error page
+            continue
+        card = info.card_data.to_dict() if info.card_data is not None else {}
+        license_ = card.get("license") or ""
+        total = getattr(info.safetensors, "total", None) if info.safetensors is not None else None
+        out[model] = ModelFacts(str(license_ if not isinstance(license_, list) else ", ".join(license_)),
+                                total / 1e9 if total else None)
+    return out
+
+
+def details_link(row: ResultRow, repo: str | None) -> str:
+    """HTML link to the row's per-sample details file in the results dataset (blank when the id is not a plain
+    file name, or no repo is known)."""
+    if not repo or not _PLAIN_ID.fullmatch(row.submission_id) or row.submission_id in (".", ".."):
+        return ""
+    href = html.escape(f"{MODEL_PAGE}/datasets/{repo}/blob/main/data/details/{row.submission_id}.jsonl", quote=True)
+    return f'<a href="{href}" target="_blank" rel="noopener noreferrer">details</a>'
+
+
+def _task_table(b: Board, facts: dict[str, ModelFacts], repo: str | None) -> Table:
+    """A board as a tab: `build_view`'s cells (the same text `show` prints), the drawn interval after the CI, then
+    the model facts from the Hub and the link to the row's details."""
     headers, rows = [], []
     for col in b.columns:
         headers.append(col.title)
         if col.key == "ci":
             headers.append("Interval (0–100%)")
+    headers += [*FACT_HEADERS, DETAILS_HEADER]
     for e in b.entries:
-        rows.append(_task_cells(b, e))
+        rows.append([*_task_cells(b, e), *facts.get(e.row.model, ModelFacts()).cells(), details_link(e.row, repo)])
     shown = [h for h in headers if h in DEFAULT_COLUMNS]
-    return Table(task_label(b), headers, rows, shown, {"Model"}, " ".join(board_legend(b)))
+    return Table(task_label(b), headers, rows, shown, {"Model", DETAILS_HEADER}, md_text(" ".join(board_legend(b))))
 
 
 def _task_cells(b: Board, e: Entry) -> list[str]:
@@ -104,7 +183,7 @@ def _cross_cell(e: Entry) -> str:
     return f"{100 * e.row.accuracy:.1f}{ci} ({e.cells['rank'].text})"
 
 
-def cross_task_table(boards: Sequence[Board]) -> Table:
+def cross_task_table(boards: Sequence[Board], facts: dict[str, ModelFacts] | None = None) -> Table:
     """One row per model, one column per task: the headline with its 95% interval and the task board's rank.
 
     A model with several configurations on a task shows its best-ranked one there (the task tab lists them all).
@@ -117,16 +196,22 @@ def cross_task_table(boards: Sequence[Board]) -> Table:
             rows_of.setdefault(e.row.model, e.row)
             cells.setdefault(e.row.model, {}).setdefault(label, _cross_cell(e))
     models = sorted(cells, key=lambda m: (-len(cells[m]), m.lower()))
-    rows = [[model_link(rows_of[m]), *(cells[m].get(t, "–") for t in tasks)] for m in models]
+    facts = facts or {}
+    rows = [[model_link(rows_of[m]), *facts.get(m, ModelFacts()).cells(), *(cells[m].get(t, "–") for t in tasks)]
+            for m in models]
     caption = ("Each cell: headline % [95% interval] (rank on that task's board, the same rule as the task tabs); "
-               "– : not run. A model with several configurations on a task shows its best-ranked one.")
-    return Table("All tasks", ["Model", *tasks], rows, ["Model", *tasks], {"Model"}, caption)
+               "– : not run. A model with several configurations on a task shows its best-ranked one. License and "
+               "parameters come from the model's Hub page (blank: not on the Hub, or not said there).")
+    headers = ["Model", *FACT_HEADERS, *tasks]
+    return Table("All tasks", headers, rows, headers, {"Model"}, caption)
 
 
-def space_tables(rows: Sequence[ResultRow]) -> list[Table]:
-    """The cross-task table, then one table per task board (the newest submission per configuration)."""
+def space_tables(rows: Sequence[ResultRow], facts: dict[str, ModelFacts] | None = None,
+                 repo: str | None = None) -> list[Table]:
+    """The cross-task table, then one table per task board (the newest submission per configuration); `facts`:
+    what the Hub says about the models (`hub_model_facts`), `repo`: the results dataset the details links open."""
     boards = build_view(rows).boards
-    return [cross_task_table(boards), *(_task_table(b) for b in boards)]
+    return [cross_task_table(boards, facts), *(_task_table(b, facts or {}, repo) for b in boards)]
 
 
 def load_rows(repo: str, timeout: float = 30.0) -> list[ResultRow]:
@@ -141,49 +226,171 @@ def load_rows(repo: str, timeout: float = 30.0) -> list[ResultRow]:
     return fetch_rows(repo, timeout=timeout)
 
 
-def build_app(repo: str, rows: Sequence[ResultRow] | None = None):  # noqa: ANN201 - gradio is optional
-    """The Gradio Blocks app: one tab for all tasks, one per task, each with a column chooser."""
+class LiveBoard:
+    """The Space's tables, re-read from the results dataset when a reader asks and the last read is older than
+    `max_age` seconds (a page load, the refresh button, the timer), so new rows show without a restart while a
+    busy Space reads the Hub at most once a minute. A failed read keeps the last tables and says why."""
+
+    def __init__(self, repo: str, rows: Sequence[ResultRow] | None = None, max_age: float = 60.0,
+                 facts: Callable[[Sequence[str]], dict[str, ModelFacts]] | None = None) -> None:
+        self.repo, self.fixed, self.max_age = repo, rows, max_age
+        # model facts only where the rows come from the Hub (a local preview and given rows stay offline)
+        reading_hub = rows is None and not os.environ.get(LOCAL_DIR_ENV)
+        self.read_facts = facts or (hub_model_facts if reading_hub else None)
+        self.facts: dict[str, ModelFacts] = {}
+        self.tables: dict[str, Table] = {}
+        self.order: list[str] = []
+        self.problem = ""
+        self.read_at = -math.inf
+        self.refresh(force=True)
+
+    def refresh(self, force: bool = False) -> dict[str, Table]:
+        """The tables by title, read again first when `force` or when the last read is older than `max_age`."""
+        from tombench.kit.hub import HubError
+
+        if not force and time.monotonic() - self.read_at < self.max_age:
+            return self.tables
+        self.read_at = time.monotonic()
+        try:
+            rows = load_rows(self.repo) if self.fixed is None else self.fixed
+        except HubError as e:  # the Space still starts (or keeps its last tables) and says why
+            self.problem = f"**Could not read the results:** {md_text(str(e))}"
+            return self.tables
+        new_models = sorted({r.model for r in rows} - set(self.facts))
+        if self.read_facts is not None and new_models:  # each model asked once per start: facts rarely change
+            found = self.read_facts(new_models)
+            self.facts.update({m: found.get(m, ModelFacts()) for m in new_models})
+        tables = space_tables(rows, self.facts, self.repo)
+        self.problem = "" if tables[0].rows else f"**{self.repo} has no results yet.**"
+        self.tables = {t.title: t for t in tables}
+        self.order = [t.title for t in tables]
+        return self.tables
+
+    def status(self) -> str:
+        when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
+        return self.problem or f"Read {when}; {len(self.order) - 1} task(s)."
+
+
+def about_text(repo: str) -> str:
+    """The About tab: what the board measures, how to submit a run, how the ranks are made, how to cite it."""
+    url = f"{MODEL_PAGE}/datasets/{repo}"
+    return f"""## About
+
+The ranked results of the tombench theory-of-mind tasks (Inspect AI) kept in the dataset [{repo}]({url}): one
+immutable row per submission, with its per-sample details and the questions asked.
+
+### How to submit
+
+```bash
+pip install tombench
+inspect eval tombench/exploretom_random --model <provider>/<model>    # any tombench task
+tombench leaderboard push logs/ --repo {repo} --submitter <you>       # needs write access (HF_TOKEN)
+```
+
+Or open a pull request on [{repo}]({url}) with the files `tombench leaderboard push --local-dir board/` writes.
+
+### How to read it
+
+Each row's 95% interval is clustered by story (questions of one story are correlated). Each pair of rows is tested
+on its own (paired on identical questions); a row's rank is 1 + the number of rows significantly better than it.
+The legend under each table has the details; the per-sample details of a row are one click away (Details).
+
+### How to cite
+
+Cite the dataset and the commit you read: `{repo}` ({url}), with its revision, and the tombench package version
+each row names.
+"""
+
+
+#: Seconds between the app's own re-reads while a page is open (the refresh button reads at once).
+REFRESH_EVERY_S = 300.0
+
+
+def build_app(repo: str, rows: Sequence[ResultRow] | None = None, *, max_age: float = 60.0):  # noqa: ANN201
+    """The Gradio Blocks app: one tab for all tasks, one per task, each with a column chooser; a refresh button,
+    a re-read on every page load and on a timer (new tasks get their tab at the next restart)."""
     import gradio as gr
 
-    from tombench.kit.hub import HubError
-
-    try:
-        tables = space_tables(load_rows(repo) if rows is None else rows)
-        problem = "" if tables[0].rows else f"\n\n**{repo} has no results yet.**"
-    except HubError as e:  # the Space still starts and says why it is empty (restart it to read again)
-        tables, problem = [], f"\n\n**Could not read the results:** {e}"
+    live = LiveBoard(repo, rows, max_age)
     with gr.Blocks(title="tombench leaderboard") as demo:
         gr.Markdown(f"# tombench leaderboard\nResults from the dataset [{repo}]({MODEL_PAGE}/datasets/{repo}): "
-                    f"95% intervals clustered by story, ranks from Holm-adjusted tests (see each tab's note).{problem}")
+                    "95% intervals clustered by story, ranks from each pair's own test (see each tab's note).")
+        with gr.Row():
+            status = gr.Markdown(live.status())
+            button = gr.Button("Refresh", size="sm", scale=0)
+        blocks = []
         with gr.Tabs():
-            for t in tables:
-                with gr.Tab(t.title):
-                    _table_block(gr, t)
+            for title in live.order:
+                with gr.Tab(title):
+                    blocks.append((title, *_table_block(gr, live, title)))
+            with gr.Tab("About"):
+                gr.Markdown(about_text(repo))
+        choosers, frames = [c for _, c, _ in blocks], [f for _, _, f in blocks]
+
+        def update(force: bool, *columns: list[str]):  # noqa: ANN202
+            tables = live.refresh(force)
+            out = [gr.Markdown(live.status())]
+            for (title, _, _), chosen in zip(blocks, columns, strict=True):
+                t = tables.get(title)
+                h, b = t.select(chosen) if t is not None else ([], [])
+                out.append(gr.Dataframe(value=b, headers=h, datatype=_types(t, h) if t is not None else "str"))
+            return out
+
+        button.click(lambda *c: update(True, *c), choosers, [status, *frames])
+        demo.load(lambda *c: update(False, *c), choosers, [status, *frames])
+        gr.Timer(REFRESH_EVERY_S).tick(lambda *c: update(False, *c), choosers, [status, *frames])
     return demo
 
 
-def _table_block(gr, t: Table) -> None:  # noqa: ANN001 - the gradio module
-    """A table with its column chooser (a checkbox per column) and its legend."""
+def _table_block(gr, live: LiveBoard, title: str):  # noqa: ANN001, ANN202 - the gradio module and its blocks
+    """A table with its column chooser (a checkbox per column) and its legend; the chooser lays out the latest read
+    of the table. Returns (chooser, frame)."""
+    t = live.tables[title]
     chooser = gr.CheckboxGroup(t.headers, value=t.shown, label="Columns", elem_classes=["columns"])
     headers, body = t.select(t.shown)
     frame = gr.Dataframe(value=body, headers=headers, datatype=_types(t, headers), interactive=False,
-                         wrap=False, elem_classes=["board"])
+                         wrap=False, elem_classes=["board"], show_search="filter")
     gr.Markdown(t.caption)
 
     def pick(columns: list[str]):  # noqa: ANN202
-        h, b = t.select(columns)
-        return gr.Dataframe(value=b, headers=h, datatype=_types(t, h))
+        latest = live.tables.get(title, t)
+        h, b = latest.select(columns)
+        return gr.Dataframe(value=b, headers=h, datatype=_types(latest, h))
 
     chooser.change(pick, chooser, frame)
+    return chooser, frame
 
 
 def _types(t: Table, headers: Sequence[str]) -> list[str]:
-    return ["markdown" if h in t.markdown else "str" for h in headers]
+    return ["html" if h in t.html else "str" for h in headers]
 
 
 # --- the Space folder -----------------------------------------------------------------------------------------------
-def space_files(repo: str, requirement: str) -> dict[str, str]:
-    """README.md (the Space's YAML header), requirements.txt and app.py of a Space that shows `repo`."""
+#: The file that marks the Space folder's `tombench/` as a copy `write_space` made (and may replace).
+COPY_MARKER = ".space-copy"
+#: What the Space needs when tombench is not on the package index, if the installed metadata cannot say.
+_FALLBACK_REQUIREMENTS = ("inspect-ai>=0.3.285", "datasets>=3.0", "huggingface-hub>=1.4", "rich>=13", "click>=8.1",
+                          "openai>=1.60", "anthropic>=0.50", "numpy>=1.24")
+
+
+def runtime_requirements() -> list[str]:
+    """tombench's own dependencies (no extras), as the installed package declares them: what a Space that carries
+    the tombench source beside app.py installs from the package index."""
+    from importlib.metadata import PackageNotFoundError, requires
+
+    try:
+        declared = requires("tombench") or []
+    except PackageNotFoundError:
+        return list(_FALLBACK_REQUIREMENTS)
+    return [r for r in declared if "extra ==" not in r] or list(_FALLBACK_REQUIREMENTS)
+
+
+def space_files(repo: str, requirement: str | None = None) -> dict[str, str]:
+    """README.md (the Space's YAML header), requirements.txt and app.py of a Space that shows `repo`.
+
+    `requirement`: how the Space installs tombench (a requirements line, e.g. `tombench @ git+https://...`); None:
+    the Space carries tombench's source beside app.py (`write_space` copies it) and installs only its dependencies
+    from the package index, so it builds whether or not tombench is published there."""
     readme = f"""---
 title: tombench leaderboard
 emoji: 🧠
@@ -204,8 +411,8 @@ short_description: tombench results with 95% intervals and test-based ranks
 
 # tombench leaderboard
 
-The ranked results of [{repo}](https://huggingface.co/datasets/{repo}), read when the Space starts: one tab per
-task, a cross-task table, 95% intervals clustered by story, ranks from Holm-adjusted paired tests. Written by
+The ranked results of [{repo}](https://huggingface.co/datasets/{repo}), re-read on each visit (at most once a
+minute), on a timer and with the Refresh button: one tab per task, a cross-task table, 95% intervals clustered by story, ranks from each pair's own test. Written by
 `tombench leaderboard space`; the numbers are computed by the same code as `tombench leaderboard show`.
 """
     app = f'''"""tombench leaderboard Space (written by `tombench leaderboard space`): the board of {repo}."""
@@ -217,16 +424,32 @@ demo = build_app({repo!r})
 if __name__ == "__main__":
     demo.launch()
 '''
-    requirements = f"{requirement}\ngradio=={GRADIO_VERSION}\n"
+    lines = [requirement] if requirement else runtime_requirements()
+    requirements = "\n".join([*lines, f"gradio=={GRADIO_VERSION}"]) + "\n"
     return {"README.md": readme, "requirements.txt": requirements, "app.py": app}
 
 
-def write_space(repo: str, out: str | Path, requirement: str) -> Path:
-    """Write the Space folder for `repo` into `out`; returns the folder."""
+def write_space(repo: str, out: str | Path, requirement: str | None = None) -> Path:
+    """Write the Space folder for `repo` into `out` (with `requirement` None, also a copy of the running tombench
+    package's source and data, `tombench/`, which app.py imports first); returns the folder."""
+    import shutil
+
+    import tombench
+
     root = Path(out)
     root.mkdir(parents=True, exist_ok=True)
+    vendored = root / "tombench"
+    if vendored.exists() and not (vendored / COPY_MARKER).exists():  # e.g. --out at a checkout's root
+        raise ValueError(f"{vendored} exists and is not a copy this command made: give another --out")
     for name, text in space_files(repo, requirement).items():
         (root / name).write_text(text, encoding="utf-8")
+    if vendored.exists():
+        shutil.rmtree(vendored)
+    if requirement is None:
+        shutil.copytree(Path(tombench.__file__).parent, vendored,
+                        ignore=shutil.ignore_patterns("__pycache__", "*.pyc", "*.egg-info"))
+        (vendored / COPY_MARKER).write_text("copied by `tombench leaderboard space`; rewritten by every run\n",
+                                            encoding="utf-8")
     return root
 
 
