@@ -126,7 +126,11 @@ class _Handler(BaseHTTPRequestHandler):
         raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
         if OPTS.segfault_on_completion:
             print("standin: general protection fault in the first matrix product", flush=True)
-            os.kill(os.getpid(), signal.SIGSEGV)  # its default action (set at start: handler threads cannot) kills
+            # its default action (set at start: handler threads cannot) kills the process. Sent to this thread, not
+            # to the process: a process-directed signal may be taken by another thread while this one goes on to
+            # answer; the sleep covers the delivery, so no reply ever leaves
+            signal.pthread_kill(threading.get_ident(), signal.SIGSEGV)
+            time.sleep(60)
         if OPTS.die_on_completion:
             print("standin: general protection fault in the first matrix product", flush=True)
             os._exit(139)
