@@ -10,13 +10,13 @@ from types import MappingProxyType
 from typing import Any, ClassVar
 
 from tombench.dsl import Context, Setting
-from tombench.generators.exploretom.search.evaluator import Answerer, EvalConfig
-from tombench.generators.exploretom.search.method import Scope, SearchResult, common_record
+from tombench.generators.exploretom.search.evaluator import Answerer
+from tombench.generators.exploretom.search.method import BaseMethod, Scope, SearchResult
 from tombench.generators.exploretom.search.random_story import random_baseline
 
 
 @dataclass(frozen=True)
-class Dummy(EvalConfig):
+class Dummy(BaseMethod):
     """Two random stories per search, the harder kept: a method with one knob of its own (`tries`)."""
 
     name: ClassVar[str] = "dummy"
@@ -26,15 +26,6 @@ class Dummy(EvalConfig):
 
     def scopes(self) -> tuple[Scope, ...]:
         return ("story",)
-
-    def budget_blind(self) -> bool:
-        return False
-
-    def for_setting(self, keep: int, expand_width: int) -> Dummy:
-        return self
-
-    def record(self, setting_scoped: bool) -> dict[str, Any]:
-        return {**common_record(self), "tries": self.tries}
 
     async def search(self, setting: Setting, contexts: Sequence[Context], answer: Answerer, budget: int,
                      rng: random.Random) -> SearchResult:

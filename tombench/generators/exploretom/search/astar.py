@@ -36,7 +36,7 @@ from __future__ import annotations
 import heapq
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, replace
 from types import MappingProxyType
 from typing import Any, ClassVar, Literal
 
@@ -44,13 +44,12 @@ from tombench.dsl import Conditions, Context, Rollouts, Setting, Story, setting_
 from tombench.generators.exploretom.search.evaluator import (
     SENTINEL_G,
     Answerer,
-    EvalConfig,
     Evaluator,
     NodeEval,
     check_choice,
     ranked_goals,
 )
-from tombench.generators.exploretom.search.method import Scope, SearchResult
+from tombench.generators.exploretom.search.method import BaseMethod, Scope, SearchResult
 from tombench.generators.exploretom.search.refinement import REFINE_SCREEN, refine
 
 __all__ = ["AStar", "SearchMode", "WeightScheme", "astar_search", "setting_contexts", "RESTART_PATIENCE"]
@@ -63,7 +62,7 @@ RESTART_PATIENCE = 10
 
 
 @dataclass(frozen=True)
-class AStar(EvalConfig):
+class AStar(BaseMethod):
     """The A* search as a method (`method.SearchMethod`): its knobs; the defaults are the paper's (semantics
     §7.3-7.5)."""
 
@@ -119,7 +118,7 @@ class AStar(EvalConfig):
         return replace(self, keep=keep, **({"expand_width": expand_width} if self.mode == "improved" else {}))
 
     def record(self, setting_scoped: bool) -> dict[str, Any]:
-        d = {f.name: getattr(self, f.name) for f in fields(self)}
+        d = super().record(setting_scoped)
         if self.mode != "improved":
             del d["refine"], d["prune"], d["screen"]  # improved-mode knobs: meaningless here
         elif self.budget_unit != "calls":

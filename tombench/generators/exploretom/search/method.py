@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any, ClassVar, Literal, Protocol, runtime_checkable
 
 from tombench.dsl import Context, Setting, Story
 from tombench.generators.exploretom.search.evaluator import Answerer, EvalConfig, NodeEval
 
-__all__ = ["Scope", "SearchMethod", "SearchResult"]
+__all__ = ["BaseMethod", "Scope", "SearchMethod", "SearchResult"]
 
 Scope = Literal["setting", "story"]
 
@@ -122,8 +122,17 @@ class SearchMethod(Protocol):
         ...
 
 
-def common_record(config: EvalConfig) -> dict[str, Any]:
-    """The shared evaluation knobs of a config as run.json records them."""
-    from dataclasses import fields
+@dataclass(frozen=True)
+class BaseMethod(EvalConfig):
+    """The protocol's defaults for a method without rounds or budget tricks: a search's result may depend on its
+    whole budget, one setting-scoped search uses the config as it is, and run.json records every field. A method
+    derives from it and writes `name`, `variants`, `scopes` and `search` (AStar overrides the rest too)."""
 
-    return {f.name: getattr(config, f.name) for f in fields(EvalConfig)}
+    def budget_blind(self) -> bool:
+        return False
+
+    def for_setting(self, keep: int, expand_width: int) -> BaseMethod:
+        return self
+
+    def record(self, setting_scoped: bool) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}

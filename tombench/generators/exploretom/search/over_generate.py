@@ -19,13 +19,13 @@ from typing import Any, ClassVar
 
 from tombench.dsl import Conditions, Context, Setting, Story, random_story
 from tombench.generators.exploretom.search.evaluator import Answerer, EvalConfig, Evaluator, NodeEval, ranked_goals
-from tombench.generators.exploretom.search.method import Scope, SearchResult, common_record
+from tombench.generators.exploretom.search.method import BaseMethod, Scope, SearchResult
 
 __all__ = ["OverGenerate", "over_generate", "pick_hardest"]
 
 
 @dataclass(frozen=True)
-class OverGenerate(EvalConfig):
+class OverGenerate(BaseMethod):
     """Over-generation as a method (`method.SearchMethod`): the shared evaluation knobs only.
 
     Story scope is the paper's (one draw set per story slot); setting scope pools one setting's budget and keeps its
@@ -36,15 +36,6 @@ class OverGenerate(EvalConfig):
 
     def scopes(self) -> tuple[Scope, ...]:
         return ("story", "setting")
-
-    def budget_blind(self) -> bool:
-        return False  # it draws until its budget is planned
-
-    def for_setting(self, keep: int, expand_width: int) -> OverGenerate:
-        return self
-
-    def record(self, setting_scoped: bool) -> dict[str, Any]:
-        return common_record(self)
 
     async def search(self, setting: Setting, contexts: Sequence[Context], answer: Answerer, budget: int,
                      rng: random.Random) -> SearchResult:

@@ -12,13 +12,13 @@ from typing import Any, ClassVar
 
 from tombench.dsl import Conditions, Context, Setting, random_story
 from tombench.generators.exploretom.search.evaluator import Answerer, EvalConfig, Evaluator
-from tombench.generators.exploretom.search.method import Scope, SearchResult, common_record
+from tombench.generators.exploretom.search.method import BaseMethod, Scope, SearchResult
 
 __all__ = ["RandomStory", "random_baseline"]
 
 
 @dataclass(frozen=True)
-class RandomStory(EvalConfig):
+class RandomStory(BaseMethod):
     """One random story as a method (`method.SearchMethod`): the shared evaluation knobs only; one story per slot,
     in the slot's context."""
 
@@ -27,15 +27,6 @@ class RandomStory(EvalConfig):
 
     def scopes(self) -> tuple[Scope, ...]:
         return ("story",)
-
-    def budget_blind(self) -> bool:
-        return False
-
-    def for_setting(self, keep: int, expand_width: int) -> RandomStory:
-        return self
-
-    def record(self, setting_scoped: bool) -> dict[str, Any]:
-        return common_record(self)
 
     async def search(self, setting: Setting, contexts: Sequence[Context], answer: Answerer, budget: int,
                      rng: random.Random) -> SearchResult:
