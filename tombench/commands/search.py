@@ -117,6 +117,7 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
            shard: str | None, parallel_settings: int | None, workers: str, no_cache: bool, out_dir: Path,
            export_hf: Path | None) -> None:
     """Search adversarial stories against a model, for every setting of a grid."""
+    from tombench.dsl import settings_grid
     from tombench.generators.exploretom.search import run_options
     from tombench.generators.exploretom.search.registry import describe
     from tombench.generators.exploretom.search.runner import RunConfigMismatch, prepare_out_dir
@@ -131,7 +132,7 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
     ps, ms = checked_ints(people, "people", 1, people_limit(ctxs)), checked_ints(moves, "moves", 1, MAX_MOVES)
     rooms = None if rooms is None else checked_int(rooms, "rooms", 1, rooms_limit(ctxs))
     shard_kn = _shard(shard)
-    indices, settings = run_options.shard_grid(run_options.setting_grid(types, ps, ms, rooms), shard_kn)
+    indices, settings = run_options.shard_grid(settings_grid(types, ps, ms, rooms), shard_kn)
     if not settings:
         raise UserError(f"shard {shard_kn[0]}/{shard_kn[1]} has no settings: the grid has fewer than {shard_kn[0]} "
                         "settings")

@@ -7,7 +7,7 @@ leaving; its *differentiating* actions are the ones a story needs at least one o
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import product
 from types import MappingProxyType
@@ -143,12 +143,15 @@ class Setting:
 
 
 def settings_grid(
-    story_types: tuple[str, ...] | list[str] = STORY_TYPES,
-    people: tuple[int, ...] | list[int] = (2, 3, 4),
-    moves: tuple[int, ...] | list[int] = (2, 3, 4),
+    story_types: Sequence[str] = STORY_TYPES,
+    people: Sequence[int] = (2, 3, 4),
+    moves: Sequence[int] = (2, 3, 4),
+    rooms: int | None = None,
 ) -> list[Setting]:
-    """The paper's grid: 18 story types x people 2-4 x important actions 2-4 = 162 settings."""
-    return [Setting.make(t, p, m) for t, p, m in product(story_types, people, moves)]
+    """Every setting of a grid, story type first, then people, then moves (the order runs search them); the
+    defaults are the paper's grid: 18 story types x people 2-4 x important actions 2-4 = 162 settings. `rooms`
+    overrides every action set's number of rooms."""
+    return [Setting.make(t, p, m, rooms) for t, p, m in product(story_types, people, moves)]
 
 
 def derive_seed(seed: int, *parts: object) -> int:

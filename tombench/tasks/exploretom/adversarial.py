@@ -34,7 +34,7 @@ from inspect_ai.dataset import Sample
 from inspect_ai.model import ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from tombench.dsl import Setting, Story, derive_seed
+from tombench.dsl import Setting, Story, derive_seed, settings_grid
 from tombench.generators.exploretom.search import run_options
 from tombench.kit.calls import reread
 from tombench.kit.errors import OptionError
@@ -74,7 +74,7 @@ def adversarial_settings(action_sets: str | Sequence[str], asymmetric: str, peop
         types = run_options.story_types(action_sets, asymmetric, what="action_sets value(s):")  # type: ignore[arg-type]
     except ValueError as e:
         raise OptionError(str(e)) from None
-    return run_options.setting_grid(types, people, moves, rooms)
+    return settings_grid(types, people, moves, rooms)
 
 
 def search_samples(settings: Sequence[Setting], stories_per_setting: int, seed: int,

@@ -77,7 +77,7 @@ def random_samples(
 
     samples: list[Sample] = []
     skipped: list[str] = []
-    for j, setting in enumerate(settings_grid(tuple(story_types), tuple(people), tuple(moves))):
+    for j, setting in enumerate(settings_grid(story_types, people, moves)):
         if not in_shard(j, shard):
             continue
         for k in range(stories_per_setting):

@@ -14,17 +14,17 @@ from inspect_ai import eval
 import tombench._registry  # noqa: F401  (registers the tombench/<name> models)
 from tests.records import assert_same_records
 from tombench.cli import main
+from tombench.dsl import settings_grid
 from tombench.generators.exploretom.contexts import load_context_bank
 from tombench.generators.exploretom.search.astar import AStar
 from tombench.generators.exploretom.search.pool import SearchPool, WorkerError
-from tombench.generators.exploretom.search.run_options import setting_grid
 from tombench.generators.exploretom.search.runner import RunConfig, read_jsonl, run_searches
 from tombench.kit.errors import OptionError
 from tombench.kit.options import available_cores, check_workers
 from tombench.models._baselines import answer
 from tombench.tasks.exploretom.adversarial import exploretom_adversarial
 
-GRID = setting_grid(["tomi", "tomi+asymmetric", "fantom-private"], [2, 3], [2])
+GRID = settings_grid(["tomi", "tomi+asymmetric", "fantom-private"], [2, 3], [2])
 
 
 async def _recency(prompts):

@@ -1,5 +1,5 @@
 """A search run from its user-facing options (`tombench search`): the story types, the grid of settings, the
-run's configuration.
+run's configuration (the grid itself is `dsl.settings_grid`).
 
 Why here and not in the command: what the options mean (which story types "all-sets" and "both" stand for, which
 search knobs a run fixes and which keep their defaults) belongs to the search; the command only parses and prints.
@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Literal
 
-from tombench.dsl import ACTION_SETS, Setting, settings_grid
+from tombench.dsl import ACTION_SETS, Setting
 from tombench.generators.exploretom.search.registry import build_method
 from tombench.generators.exploretom.search.runner import RunConfig
 from tombench.kit.options import in_shard
 
-__all__ = ["ASYMMETRY", "story_types", "setting_grid", "shard_grid", "run_config"]
+__all__ = ["ASYMMETRY", "story_types", "shard_grid", "run_config"]
 
 #: --asymmetric: the story-type suffixes each choice searches
 ASYMMETRY = {"plain": ("",), "asymmetric": ("+asymmetric",), "both": ("", "+asymmetric")}
@@ -36,14 +36,6 @@ def story_types(spec: str | Sequence[str], asymmetric: Literal["plain", "asymmet
     if bad:
         raise ValueError(f"Invalid {what} {bad}. Must be one of: {list(ACTION_SETS)} or 'all-sets'")
     return list(dict.fromkeys(t.removesuffix("+asymmetric") + suffix for t in sets for suffix in ASYMMETRY[asymmetric]))
-
-
-def setting_grid(types: Sequence[str], people: Sequence[int], moves: Sequence[int],
-                 rooms: int | None = None) -> list[Setting]:
-    """Every setting of the grid, story type first, then people, then moves (the order the run searches them);
-    `rooms` overrides every action set's number of rooms (`dsl.settings_grid` is the grid itself)."""
-    grid = settings_grid(list(types), list(people), list(moves))
-    return grid if rooms is None else [Setting.make(s.story_type, s.people, s.moves, rooms) for s in grid]
 
 
 def shard_grid(settings: Sequence[Setting], shard: tuple[int, int]) -> tuple[list[int], list[Setting]]:
