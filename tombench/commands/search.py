@@ -72,7 +72,7 @@ class _MethodChoice(click.Choice):
               help="Count node evaluations (the paper's unit) or model calls (what an API bills).")
 @click.option("--budget-per-setting", type=click.IntRange(1), default=None, help="Default: stories-per-setting x budget.")
 @click.option("--method", type=_MethodChoice(), default="astar", show_default=True,
-              help="Search method (`tombench.generators.exploretom.search.registry`).")
+              help="Search method, one of those registered (docs/architecture.md, 'The search part').")
 @click.option("--mode", type=click.Choice(["paper", "improved"]), default="paper", show_default=True,
               help="A* mode: 'paper' stops at the first wrong story; 'improved' spends the budget, keeps the hardest.")
 @click.option("--refine", type=click.FloatRange(0, 1), default=None,
