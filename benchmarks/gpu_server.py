@@ -214,7 +214,7 @@ class Model:
         """Greedy answers: each prompt's max_new[i] tokens, cut after IM_END if the model says it (then included)."""
         steps = max(max_new)
         width = _round_up(max(map(len, prompts)), 16)  # aligned key lengths suit the fused attention kernels
-        b, keys = len(prompts), width + steps
+        b, keys = len(prompts), _round_up(width + steps, 16)
         if b > self.max_batch or (keys > self.cfg.max_len and b == 1):
             raise ValueError(f"a batch of {b} x {keys} slots exceeds the cache's {self.max_batch} x {self.cfg.max_len}")
         if keys > self.cfg.max_len:  # a long prompt and a long answer from two requests: serve them apart
@@ -236,7 +236,13 @@ class Model:
             st.valid[:, 0, 0, width + s - 1] = True
             (self._graph_step if self.cuda_graphs else self._step)(rows, keys)
             out.append(st.ids[:b, 0].clone())
-        gen = torch.stack(out, 1).tolist()
+        gen = torch.stack(out, 1)
+        if gen.is_cuda:  # wait with the GIL released, so that the HTTP thread goes on parsing meanwhile
+            done = torch.cuda.Event()
+            done.record()
+            while not done.query():
+                time.sleep(0.0005)
+        gen = gen.tolist()
         answers = []
         for row, m in zip(gen, max_new, strict=True):
             row = row[:m]
@@ -361,20 +367,24 @@ def make_app(model: Model, max_batch: int = 256, wait_ms: float = 2.0, name: str
 
 
 def _bench(model: Model, batch: int, prompt_len: int, new: int) -> None:
-    """Times one batch of `batch` prompts against the same prompts one at a time (both after a warm-up)."""
+    """Times one batch of `batch` prompts (and its prefill alone) against a few of them one at a time, after a warm-up."""
     prompts = [[N_SPECIAL + (i * 7 + j) % 997 for j in range(prompt_len)] for i in range(batch)]
+    alone = min(batch, 8)
     model.generate(prompts[:1], [new])
     model.generate(prompts, [new] * batch)
     sync = torch.cuda.synchronize if model.device.type == "cuda" else (lambda: None)
-    for label, groups in (("one batch", [prompts]), ("one by one", [[p] for p in prompts])):
+    runs = (("one batch", [prompts], new), ("its prefill alone", [prompts], 1),
+            ("one by one", [[p] for p in prompts[:alone]], new))
+    for label, groups, n in runs:
         sync()
         start = time.perf_counter()
         for g in groups:
-            model.generate(g, [new] * len(g))
+            model.generate(g, [n] * len(g))
         sync()
         took = time.perf_counter() - start
-        print(f"{label}: {batch} requests x {prompt_len} prompt tokens x {new} new in {took:.3f} s "
-              f"= {batch / took:.1f} requests/s", flush=True)
+        count = sum(map(len, groups))
+        print(f"{label}: {count} requests x {prompt_len} prompt tokens x {n} new in {took:.3f} s "
+              f"= {count / took:.1f} requests/s", flush=True)
 
 
 def main(argv: list[str] | None = None) -> None:
