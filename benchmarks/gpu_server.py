@@ -138,50 +138,48 @@ class Model:
         x1, x2 = x.chunk(2, -1)
         return torch.cat((x1 * cos - x2 * sin, x2 * cos + x1 * sin), -1)
 
-    def forward(self, ids: torch.Tensor, pos: torch.Tensor, mask: torch.Tensor, rows: int, keys: int,
-                write_at: torch.Tensor) -> torch.Tensor:
-        """Logits of each row's last token. ids, pos [B, T]; mask [B, 1, T, keys] (True: may attend); the new keys and
-        values go to cache slots write_at [T]; attention reads cache slots [0, keys) of rows [0, rows)."""
+    def forward(self, ids: torch.Tensor, pos: torch.Tensor, mask: torch.Tensor | None, rows: int, keys: int,
+                write_at: torch.Tensor, last: torch.Tensor | None = None) -> torch.Tensor:
+        """Logits at each row's token `last` [B] (default: its final one). ids, pos [B, T]; the new keys and values go
+        to cache slots write_at [T] of rows [0, rows). mask None: a prefill, causal over the new keys alone (no mask,
+        so the flash kernel serves it); else a decode step (T = 1) over cache slots [0, keys), mask [B, 1, 1, keys]."""
         c = self.cfg
         b, t = ids.shape
         hd, rep = c.head_dim, c.heads // c.kv_heads
         cos, sin = self.cos[pos].unsqueeze(1), self.sin[pos].unsqueeze(1)
-        # GQA without copying K/V: a KV head's `rep` query heads become rep*T queries of one head
-        gmask = mask.repeat(1, 1, rep, 1) if t > 1 else mask
         x = F.embedding(ids, self.embed)
         for layer, blk in enumerate(self.blocks):
             h = F.rms_norm(x, (c.hidden,), blk["ln1"], c.eps)
             q, k, v = F.linear(h, blk["qkv"]).split([c.heads * hd, c.kv_heads * hd, c.kv_heads * hd], -1)
             q = self._rope(q.view(b, t, c.heads, hd).transpose(1, 2), cos, sin)
             k = self._rope(k.view(b, t, c.kv_heads, hd).transpose(1, 2), cos, sin)
+            v = v.view(b, t, c.kv_heads, hd).transpose(1, 2)
             kc, vc = self.cache[layer, 0, :rows], self.cache[layer, 1, :rows]
             kc.index_copy_(2, write_at, k)
-            vc.index_copy_(2, write_at, v.view(b, t, c.kv_heads, hd).transpose(1, 2))
-            q = q.reshape(b, c.kv_heads, rep * t, hd)
-            a = F.scaled_dot_product_attention(q, kc[:, :, :keys], vc[:, :, :keys], attn_mask=gmask)
-            x = x + F.linear(a.view(b, c.heads, t, hd).transpose(1, 2).reshape(b, t, c.hidden), blk["o"])
+            vc.index_copy_(2, write_at, v)
+            if mask is None:
+                a = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+            else:  # GQA without copying K/V: a KV head's `rep` query heads become `rep` queries of one head
+                q = q.reshape(b, c.kv_heads, rep, hd)
+                a = F.scaled_dot_product_attention(q, kc[:, :, :keys], vc[:, :, :keys], attn_mask=mask)
+            x = x + F.linear(a.reshape(b, c.heads, t, hd).transpose(1, 2).reshape(b, t, c.hidden), blk["o"])
             gate, up = F.linear(F.rms_norm(x, (c.hidden,), blk["ln2"], c.eps), blk["gate_up"]).chunk(2, -1)
             x = x + F.linear(F.silu(gate) * up, blk["down"])
-        return F.linear(F.rms_norm(x[:, -1], (c.hidden,), self.norm, c.eps), self.embed)
+        x = x[:, -1] if last is None else x[torch.arange(b, device=x.device), last]
+        return F.linear(F.rms_norm(x, (c.hidden,), self.norm, c.eps), self.embed)
 
     def _prefill(self, prompts: list[list[int]], width: int) -> torch.Tensor:
-        """Left-pads the prompts to width, fills the cache's first width slots, returns each row's first new token."""
+        """Fills the cache's first width slots from the prompts, returns each row's first new token. Right padding: a
+        real token never sees a padding one under a plain causal mask; decode steps mask the padding slots out."""
         b = len(prompts)
-        ids = torch.full((b, width), PAD, dtype=torch.long)
-        valid = torch.zeros(b, width, dtype=torch.bool)
-        for i, p in enumerate(prompts):
-            ids[i, width - len(p):] = torch.tensor(p)
-            valid[i, width - len(p):] = True
-        pos = (valid.cumsum(1) - 1).clamp(min=0)
-        # a padding query sees itself only (a row with no key at all would give NaN); real queries never see padding
-        mask = (torch.ones(width, width, dtype=torch.bool).tril() & valid[:, None, :]) | torch.eye(width, dtype=torch.bool)
+        lens = torch.tensor([len(p) for p in prompts])
+        ids = torch.tensor([p + [PAD] * (width - len(p)) for p in prompts]).to(self.device)
         st = self.static
         st.valid[:b].zero_()
-        st.valid[:b, 0, 0, :width] = valid.to(self.device)
-        st.pos[:b, 0] = pos[:, -1].to(self.device)
-        dev = functools.partial(torch.Tensor.to, device=self.device, non_blocking=True)
-        return self.forward(dev(ids), dev(pos), dev(mask[:, None]), b, width,
-                            torch.arange(width, device=self.device)).argmax(-1)
+        st.valid[:b, 0, 0, :width] = (torch.arange(width) < lens[:, None]).to(self.device)
+        st.pos[:b, 0] = (lens - 1).to(self.device)
+        slots = torch.arange(width, device=self.device)
+        return self.forward(ids, slots.expand(b, width), None, b, width, slots, last=st.pos[:b, 0]).argmax(-1)
 
     def _step(self, rows: int, keys: int) -> None:
         """One decode step on the static inputs: attends, writes the next token into ids, advances pos."""
