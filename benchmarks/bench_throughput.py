@@ -16,7 +16,10 @@ Two targets answer the same way (the `recency` baseline), so a method makes the 
 * `live`: the live task, `inspect eval tombench/exploretom_adversarial` (Inspect's `eval()` in a fresh process, the
   same grid and method as `-T` options, `-T workers=` from `--workers`) against the `server` target's stand-in, as a
   user runs it; its calls are the requests the server answered (the search's and the question samples' that the
-  response cache did not serve; each run has a cache folder of its own).
+  response cache did not serve; each run has a cache folder of its own);
+* `live-vllm`: the live task against the running server of `--base-url` / `--served-model` (vLLM, or
+  benchmarks/gpu_server.py on a GPU machine without vLLM), its calls counted by the server's /served where it has
+  one, else read from the log.
 
 Two more targets split the instant row's CPU (`--targets instant,direct,replay`; issue #28 point 2): `direct`, the
 same baseline called as a plain function, no Inspect (instant - direct = Inspect's generate path and our adapter);
@@ -215,9 +218,13 @@ def _one(method: str, model: str, args: argparse.Namespace) -> dict:
 
 
 def _served(url: str) -> int:
+    """Requests the server answered so far (the stand-ins' /served); -1 where the server does not say."""
     import httpx
 
-    return httpx.get(url.removesuffix("/v1") + "/served", timeout=10.0).json()["requests"]
+    try:
+        return httpx.get(url.removesuffix("/v1") + "/served", timeout=10.0).json()["requests"]
+    except (httpx.HTTPError, ValueError, KeyError):
+        return -1
 
 
 def _live(method: str, model: str, args: argparse.Namespace) -> dict:
@@ -247,13 +254,23 @@ def _live(method: str, model: str, args: argparse.Namespace) -> dict:
         if workers > 1:
             shared_pool(workers).close()  # stopped at exit otherwise: joined here, their CPU is counted
         m1, k1 = _cpu_split()
-        calls = _served(url) - n0
+        calls = _served(url) - n0 if n0 >= 0 else _logged_calls(log)
         if log.status != "success":
             raise SystemExit(f"the live task failed: {log.error}")
         samples = len(log.samples or [])
     return {"method": method, "model": model, "calls": calls, "cpu": m1 + k1 - m0 - k0, "cpu_main": m1 - m0,
             "cpu_workers": k1 - k0, "wall": wall, "startup": m0 + k0 - start, "samples": samples,
             "stories_sha256": "–"}
+
+
+def _logged_calls(log) -> int:
+    """A server that does not count its requests: the search samples' calls and the question samples' model calls
+    that were not cache reads."""
+    n = 0
+    for s in log.samples or []:
+        calls = ((s.metadata or {}).get("search") or {}).get("calls")
+        n += calls["calls"] if calls else sum(1 for e in s.events if e.event == "model" and e.cache != "read")
+    return n
 
 
 def _plain(table: Path, model: str):
@@ -293,14 +310,17 @@ def _child(method: str, target: str, args: argparse.Namespace, url: str | None, 
     if target in ("server", "live"):
         env.update(LOCAL_BASE_URL=url or "", LOCAL_API_KEY="none")
         model = "openai-api/local/recency"
+    elif target == "live-vllm":  # the live task against the user's server (its /served counts the calls, if any)
+        env.update(LOCAL_BASE_URL=args.base_url, LOCAL_API_KEY=os.environ.get("VLLM_API_KEY", "none"))
+        model = f"openai-api/local/{args.served_model}"
     elif target == "vllm":  # a real server the user started: its answers, hence its calls and stories, are its own
         env.update(VLLM_BASE_URL=args.base_url, VLLM_API_KEY=os.environ.get("VLLM_API_KEY", "none"))
         model = f"openai-api/vllm/{args.served_model}"
-    cmd = [sys.executable, __file__, "--live" if target == "live" else "--one", method, model, "--story-types",
+    cmd = [sys.executable, __file__, "--live" if target.startswith("live") else "--one", method, model, "--story-types",
            args.story_types, "--people", args.people, "--moves", args.moves, "--stories-per-setting",
            str(args.stories_per_setting), "--budget", str(args.budget), "--seed", str(args.seed), "--workers",
            str(workers)]
-    if target in ("server", "vllm", "live") or args.max_connections:
+    if target in ("server", "vllm", "live", "live-vllm") or args.max_connections:
         cmd += ["--max-connections", str(args.max_connections or 64)]
     if target in ("direct", "replay"):
         cmd += ["--answers", str(args.tables / f"{method}-{rep}.pkl")]
@@ -348,11 +368,12 @@ def _table(runs: list[list[dict]], latency: float, connections: int, on_grid: bo
 
 def _check_targets(ap: argparse.ArgumentParser, args: argparse.Namespace, targets: list[str]) -> None:
     """Known targets only; vllm needs its server; replay needs the table direct writes, so direct must come first."""
-    known = {"instant", "server", "vllm", "direct", "replay", "live"}
+    known = {"instant", "server", "vllm", "direct", "replay", "live", "live-vllm"}
     if set(targets) - known:
         ap.error(f"unknown targets {sorted(set(targets) - known)}")
-    if "vllm" in targets and not (args.base_url and args.served_model):
-        ap.error("the vllm target needs --base-url and --served-model")
+    for t in {"vllm", "live-vllm"} & set(targets):
+        if not (args.base_url and args.served_model):
+            ap.error(f"the {t} target needs --base-url and --served-model")
     if "replay" in targets and ("direct" not in targets or targets.index("replay") < targets.index("direct")):
         ap.error("--targets: replay replays what direct answered: name direct before it")
 
@@ -395,7 +416,8 @@ def main() -> None:
     ap.add_argument("--methods", default="improved,paper,over-generate")
     ap.add_argument("--targets", default="instant,server",
                     help="comma-separated: instant, server, vllm (a running server: --base-url, --served-model), "
-                         "direct, replay (replay after direct), live (the live task against the server's stand-in)")
+                         "direct, replay (replay after direct), live (the live task against the server's stand-in), live-vllm "
+                         "(the live task against a running server: --base-url, --served-model)")
     ap.add_argument("--base-url", default=None, help="the vllm target's OpenAI-compatible base URL, e.g. "
                     "http://127.0.0.1:8000/v1")
     ap.add_argument("--served-model", default=None, help="the vllm target's model name as the server knows it")

@@ -2,10 +2,11 @@
 
     python standin_server.py PORT [--ignore-sigterm] [--die-on-completion] [--segfault-on-completion]
                              [--answer recency] [--fault KIND:N ...] [--fail-after N] [--fail-matching TEXT]
-                             [--hang-matching TEXT]
+                             [--hang-matching TEXT] [--latency SECONDS]
 
 It answers GET /v1/models, POST /v1/chat/completions and GET /stats (the completions asked for so far, faulty ones
-included: the tests count what the response cache saved with it). Stdlib only, it starts in milliseconds, so the
+included: the tests count what the response cache saved with it; the tokens its replies counted; the most
+completions it worked on at once). Stdlib only, it starts in milliseconds, so the
 start / ready / stop life cycle of `tombench.local` and the live tasks' behaviour under a misbehaving provider are
 tested with a real HTTP server and client, not mocks:
 
@@ -20,6 +21,7 @@ tested with a real HTTP server and client, not mocks:
 * `--fail-after N`: every completion after the first N is a truncated reply (a provider gone bad for good);
 * `--fail-matching TEXT`: every completion whose request body contains TEXT is a truncated reply (one setting's
   calls keep failing, the others' succeed);
+* `--latency SECONDS`: each completion takes that long (concurrent ones overlap, as on a batching server);
 * `--hang-matching TEXT`: every completion whose request body contains TEXT hangs (GET /stats counts them as
   "hanging": a test knows the run has reached those calls, e.g. the questions only the scored samples ask).
 """
@@ -45,6 +47,8 @@ class _Counter:
         self.lock = threading.Lock()
         self.n = 0
         self.hanging = 0
+        self.tokens = 0
+        self.inflight = self.max_inflight = 0
 
     def next(self) -> int:
         with self.lock:
@@ -63,6 +67,7 @@ def _options(argv: list[str]) -> argparse.Namespace:
     ap.add_argument("--fail-after", type=int, default=None)
     ap.add_argument("--fail-matching", default=None)
     ap.add_argument("--hang-matching", default=None)
+    ap.add_argument("--latency", type=float, default=0.0)
     opts = ap.parse_args(argv)
     opts.faults = []
     for spec in opts.fault:
@@ -113,7 +118,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802 - http.server's naming
         if self.path == "/stats":
-            self._send(200, json.dumps({"completions": COUNT.n, "hanging": COUNT.hanging}).encode())
+            self._send(200, json.dumps({"completions": COUNT.n, "hanging": COUNT.hanging, "tokens": COUNT.tokens,
+                                        "max_inflight": COUNT.max_inflight}).encode())
         elif self.path == "/v1/models":
             self._send(200, json.dumps({"object": "list", "data": [{"id": "standin", "object": "model"}]}).encode())
         else:
@@ -134,7 +140,19 @@ class _Handler(BaseHTTPRequestHandler):
         if OPTS.die_on_completion:
             print("standin: general protection fault in the first matrix product", flush=True)
             os._exit(139)
+        with COUNT.lock:
+            COUNT.inflight += 1
+            COUNT.max_inflight = max(COUNT.max_inflight, COUNT.inflight)
+        try:
+            self._complete(raw)
+        finally:
+            with COUNT.lock:
+                COUNT.inflight -= 1
+
+    def _complete(self, raw: bytes) -> None:
         n = COUNT.next()
+        if OPTS.latency:
+            time.sleep(OPTS.latency)
         fault = _fault(n, raw)
         if fault == "500":
             self._send(500, b'{"error": {"message": "internal error", "type": "server_error"}}')
@@ -160,6 +178,8 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, reply[: len(reply) // 2], length=len(reply))
             self.close_connection = True
         else:
+            with COUNT.lock:
+                COUNT.tokens += 24
             self._send(200, reply)
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - http.server's signature

@@ -120,7 +120,7 @@ def test_question_samples_read_the_answers_the_search_cached(tmp_path, monkeypat
     """Issue #19.4: a question the search already asked is a cache read, never a second model call."""
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))  # a cold cache of our own
     task = exploretom_adversarial(action_sets="tomi,fantom-private", asymmetric="plain", people=2, moves=2, budget=15,
-                                  question_orders="1,2")
+                                  question_orders="1,2", call_events=True)  # every search call an event to read
     (log,) = eval(task, model="tombench/recency", log_dir=str(tmp_path / "logs"), display="none")
     assert log.status == "success", log.error
     searches = [s for s in log.samples if s.metadata.get("tombench_kind") == "search"]

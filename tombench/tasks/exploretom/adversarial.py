@@ -174,12 +174,92 @@ def question_samples(search_sample: Any, orders: Sequence[int]) -> list[Sample]:
                                           "search_g": rec["g"], "search_method": summary["method"]})]
 
 
-def _feed(progress: LiveProgress | None, sample_id: str, answer: Any, unit: str) -> Callable[[SettingProgress], None]:
-    """What one search sample tells the live counters: its prompts answered, and its spend as it goes."""
+def _feed(progress: LiveProgress | None, sample_id: str, unit: str) -> Callable[[SettingProgress], None]:
+    """What one search sample tells the live counters: its prompts answered and its spend, as the search reports
+    them (wherever its calls are made)."""
     if progress is None:
         return lambda p: None
-    progress.searching(sample_id, answer.calls)
-    return lambda p: progress.searched(sample_id, p.model_calls if unit == "calls" else p.spent)
+    asked = [0]
+    progress.searching(sample_id, lambda: asked[0])
+
+    def feed(p: SettingProgress) -> None:
+        asked[0] = p.model_calls
+        progress.searched(sample_id, p.model_calls if unit == "calls" else p.spent)
+
+    return feed
+
+
+async def _without_call_events(coro: Any) -> Any:
+    """Run `coro` with its model calls summarised instead of logged one by one: a transcript of its own that keeps
+    nothing (the sample's usage, limits and cache are untouched: they are not the transcript's)."""
+    import asyncio
+    import contextvars
+
+    from inspect_ai.log._transcript import init_transcript
+
+    from tombench.tasks.exploretom.worker_model import NoEvents
+
+    ctx = contextvars.copy_context()
+    ctx.run(init_transcript, NoEvents())
+    return await asyncio.get_running_loop().create_task(coro, context=ctx)
+
+
+def _usage_since(before: dict[str, Any]) -> dict[str, Any]:
+    """The sample's token usage added since `before` (a copy of `sample_model_usage()`), per model."""
+    from inspect_ai.model import ModelUsage
+    from inspect_ai.model._model import sample_model_usage
+
+    out = {}
+    for name, now in sample_model_usage().items():
+        was = before.get(name, ModelUsage())
+        out[name] = ModelUsage(input_tokens=now.input_tokens - was.input_tokens,
+                               output_tokens=now.output_tokens - was.output_tokens,
+                               total_tokens=now.total_tokens - was.total_tokens)
+    return out
+
+
+async def _run_search(md: dict[str, Any], setting: Setting, ctxs: Sequence[Any], model: Any, run: RunConfig,
+                      pool: Any, call_events: bool, feed: Callable[[SettingProgress], None]) -> dict[str, Any]:
+    """One search sample's search, its model calls made in the pool's workers where the model can be rebuilt
+    there, else here; its summary with the calls' account (`answerer.calls_summary`) under "calls", also shown in
+    the transcript as one info event."""
+    from inspect_ai.log import transcript
+    from inspect_ai.model._model import sample_model_usage
+
+    from tombench.tasks.exploretom.answerer import calls_summary, inspect_answerer
+
+    answer = inspect_answerer(model, cache=True, in_workers=not call_events)
+    in_workers = pool is not None and answer.worker_target is not None  # type: ignore[attr-defined]
+    before = {k: v.model_copy() for k, v in sample_model_usage().items()}
+    search = _search(md, setting, ctxs, answer, run, pool, feed)
+    summary = await (search if in_workers or call_events else _without_call_events(search))
+    stats = answer.stats  # type: ignore[attr-defined]
+    summary["calls"] = calls_summary(stats, "workers" if in_workers else "main",
+                                     None if in_workers else _usage_since(before))
+    summary["calls"]["events"] = call_events
+    transcript().info(summary["calls"], source="tombench search calls")
+    return summary
+
+
+class _QuestionSlots:
+    """The question samples' share of the call slots the search's workers use (`pool.SearchPool.slot`): one limit
+    for every process's calls to the model."""
+
+    def __init__(self) -> None:
+        self.targets: dict[str, Any] = {}
+
+    def slot(self, pool: Any, model: Any) -> Any:
+        import contextlib
+
+        from tombench.tasks.exploretom.worker_model import worker_target
+
+        name = str(model)
+        if name not in self.targets:
+            self.targets[name] = worker_target(model, True)
+        target = self.targets[name]
+        if pool is None or target is None:
+            return contextlib.nullcontext()
+        return pool.slot(target)
 
 
 @solver
@@ -188,13 +268,16 @@ def adversarial_solver(
     contexts: str = "bank",
     workers: int | str | None = None,
     progress: LiveProgress | None = None,
+    call_events: bool = False,
 ) -> Solver:
     """Search samples run the search against the model under test; question samples are answered normally.
 
     `options`: the run's options (`run_options.run_config`, as `tombench search` passes them), the model's name
-    added where it runs. `workers` (`kit.options.check_workers`; None: every core): the searches' CPU runs in that
-    many processes of one pool for the whole process (`pool.shared_pool`), the model's answers come from here; 1:
-    in this process. `progress`: the task's live counters (`LiveProgress`), fed with each search's spend and calls."""
+    added where it runs. `workers` (`kit.options.check_workers`; None: every core): the searches run in that many
+    processes of one pool for the whole process (`pool.shared_pool`), their model calls too where the model can be
+    rebuilt there (`worker_model`); 1: in this process. `call_events`: every search call made here and logged as a
+    model event (debugging); else the search sample logs one summary of its calls. `progress`: the task's live
+    counters (`LiveProgress`), fed with each search's spend and calls."""
     from tombench.generators.exploretom.contexts import resolve_contexts
     from tombench.generators.exploretom.search.pool import shared_pool
 
@@ -205,23 +288,22 @@ def adversarial_solver(
         from tombench.generators.exploretom.search.pool import usable_workers
 
         n_workers = usable_workers(n_workers)
+    question_slots = _QuestionSlots()
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         md = state.metadata
+        pool = shared_pool(n_workers) if n_workers > 1 else None
+        model = get_model()
         if md.get("tombench_kind") != SEARCH_KIND:
             for step in answer_question[:-1]:
                 state = await step(state, generate)
             # the last step is the generation: asked again here when its reply cannot be read (`kit.calls.reread`)
-            return await reread(lambda c: generate(state, cache=c), True)
-        from tombench.tasks.exploretom.answerer import inspect_answerer
-
-        model = get_model()
+            async with question_slots.slot(None if call_events else pool, model):
+                return await reread(lambda c: generate(state, cache=c), True)
         run = run_options.run_config(**options, model=str(model))
         setting = Setting(md["story_type"], md["people"], md["moves"], md["rooms"])
-        pool = shared_pool(n_workers) if n_workers > 1 else None
-        answer = inspect_answerer(model, cache=True)
-        summary = await _search(md, setting, ctxs, answer, run, pool, _feed(progress, str(state.sample_id), answer,
-                                                                            run.search.budget_unit))
+        summary = await _run_search(md, setting, ctxs, model, run, pool, call_events,
+                                    _feed(progress, str(state.sample_id), run.search.budget_unit))
         kept = summary["stories"]
         state.metadata["search"] = summary
         text = (f"kept {len(kept)} of {summary['wanted']} stories; first-order accuracy "
@@ -259,6 +341,7 @@ def exploretom_adversarial(
     shard: str | None = None,
     workers: int | str | None = None,
     method: str = "astar",
+    call_events: bool = False,
 ) -> Task:
     """Live adversarial ExploreToM: search stories against the model under test, then score it on them.
 
@@ -285,6 +368,9 @@ def exploretom_adversarial(
             process); the samples and scores are the same for any value (docs/scale.md).
         method: the search method (`tombench search --method`: astar, over-generate, random; the registry in
             `tombench.generators.exploretom.search.registry`).
+        call_events: log every model call of the search as its own event (debugging; the calls are then made in
+            Inspect's process); by default the search sample logs one summary of its calls (count, tokens, time,
+            errors) and the workers call the model themselves (docs/scale.md).
     """
     shard_kn = check_shard("shard", shard)
     check_workers("workers", workers)  # the solver resolves it where it runs: "all" is that machine's cores
@@ -331,7 +417,7 @@ def exploretom_adversarial(
 
     return Task(
         dataset=SampleSource.from_samples(samples, sample_complete=follow_ups),
-        solver=adversarial_solver(options, contexts, workers, progress),
+        solver=adversarial_solver(options, contexts, workers, progress, check_bool("call_events", call_events)),
         scorer=[adversarial_answer(check=check_mode), search_outcome()],
         config=TOM_CONFIG,
         # a sample whose calls keep failing (`kit.calls.CallFailed`) ends alone: the other settings' searches go on,

@@ -108,20 +108,34 @@ def test_worker_count_defaults_to_every_core():
 
 
 @pytest.mark.parametrize("mode", ["paper", "improved"])
-def test_task_with_workers_is_the_one_process_run(tmp_path, mode):
-    """The live task's samples, search summaries and scores with the searches in 2 processes are those of 1."""
+def test_task_with_workers_is_the_one_process_run(tmp_path, monkeypatch, mode):
+    """The live task's samples, search summaries and scores with the searches (and their model calls) in 2 or 3
+    processes are those of 1, and so are the searches' calls, each run on a cold cache."""
     def run(workers):
+        monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / f"cache{workers}"))
         task = exploretom_adversarial(action_sets="tomi", asymmetric="both", people="2,3", moves=2, budget=8,
                                       mode=mode, stories_per_setting=2, question_orders="1", workers=workers)
         (log,) = eval(task, model="tombench/recency", log_dir=str(tmp_path / str(workers)), display="none")
         assert log.status == "success", log.error
-        return {(s.id, json.dumps(s.metadata.get("search"), sort_keys=True), json.dumps(
-            {k: v.value for k, v in (s.scores or {}).items()}, sort_keys=True)) for s in log.samples}, log
+        rows, calls = set(), []
+        for s in log.samples:
+            search = dict(s.metadata.get("search") or {})
+            if search:
+                calls.append(search.pop("calls"))
+            rows.add((s.id, json.dumps(search, sort_keys=True),
+                      json.dumps({k: v.value for k, v in (s.scores or {}).items()}, sort_keys=True)))
+        return rows, log, calls
 
-    one, log1 = run(1)
-    two, log2 = run(2)
-    assert one == two and any(i.startswith("tomi") for i, _, _ in one)  # question samples too, not only searches
-    assert log1.results.scores == log2.results.scores
+    one, log1, calls1 = run(1)
+    assert {c["where"] for c in calls1} == {"main"}
+    for workers in (2, 3):
+        other, log2, calls2 = run(workers)
+        assert one == other and any(i.startswith("tomi") for i, _, _ in one)  # question samples too
+        assert log1.results.scores == log2.results.scores
+        assert {c["where"] for c in calls2} == {"workers"}
+        assert sorted(c["calls"] for c in calls1) == sorted(c["calls"] for c in calls2)
+        # tokens: the server's count of what it answered (tests/tasks/exploretom/test_worker_calls.py); here they
+        # differ by the prompts two concurrent searches happened to ask at once (both miss the cache)
 
 
 async def _fails(answer, emit):

@@ -1,12 +1,19 @@
-"""Every core for the search's CPU: searches run in worker processes, the model stays in the parent.
+"""Every core for the search: searches run in worker processes, and so do their model calls where they can.
 
-Why processes and this split: the search's CPU (rollouts, screening, question generation) is pure Python and holds
-the GIL, so threads would not help; two settings never depend on each other, so a setting (or one story's search) is
-a job a process can run alone. The model must stay in the parent: Inspect's generate, its response cache and its
-connection limits live in the process that runs the eval, and an Inspect model cannot be pickled. So a worker runs
-a job's search with an *answerer proxy*: each prompt batch goes to the parent over a queue, the parent awaits its
-real answerer (`Answerer`) and sends the responses back. A search is a deterministic function of its inputs and
-its answers, so a job gives the same result in a worker as in the parent, whatever the timing.
+Why processes: the search's CPU (rollouts, screening, question generation) is pure Python and holds the GIL, so
+threads would not help; two settings never depend on each other, so a setting (or one story's search) is a job a
+process can run alone. A search is a deterministic function of its inputs and its answers, so a job gives the same
+result in a worker as in the parent, whatever the timing.
+
+Where the model is called: a model call costs the caller CPU too (a client, its retries, the bookkeeping around
+it), as much as the search's own against a fast server, so calls made in the parent would make it the bottleneck.
+So an answerer that can be rebuilt in another process says how (its `worker_target`, a picklable `CallTarget`):
+each worker builds its own caller from it once and the job's calls are made there; the parent gets a summary of
+them with the result (`JobCalls`, handed to the answerer's `worker_calls`). Concurrent calls stay within one limit
+for all processes together (`slots.SlotBroker`; the parent's own calls borrow from it through `slot()`). An
+answerer without a target (a test's closure, a model that lives in this process) stays in the parent: the worker's
+job gets an *answerer proxy*, each prompt batch goes to the parent over a queue, the parent awaits the real
+answerer and sends the responses back.
 
 Jobs are top-level async functions `fn(answer, emit, *args)`; `emit(message)` hands the parent an event while the
 job runs (the runner writes each finished attempt as it comes: nothing is lost on interruption). Workers start with
@@ -33,6 +40,7 @@ import itertools
 import multiprocessing as mp
 import multiprocessing.util  # noqa: F401 - registers multiprocessing's atexit hook now, so the pool's runs before it
 import os
+import pickle
 import queue
 import signal
 import sys
@@ -40,15 +48,52 @@ import threading
 import time
 import traceback
 from collections.abc import Awaitable, Callable, Iterator
-from dataclasses import dataclass
-from typing import Any
+from contextlib import AbstractAsyncContextManager as AsyncContextManager
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 from tombench.generators.exploretom.search.evaluator import Answerer
+from tombench.generators.exploretom.search.slots import SlotBroker, WorkerSlots
 from tombench.kit.orphans import exit_when_orphaned
 
-__all__ = ["SearchPool", "WorkerError", "can_spawn", "shared_pool", "usable_workers"]
+__all__ = ["CallTarget", "JobCalls", "SearchPool", "WorkerCaller", "WorkerError", "can_spawn", "shared_pool",
+           "usable_workers"]
 
 Job = Callable[..., Awaitable[Any]]
+
+
+@dataclass
+class JobCalls:
+    """What one job's model calls in a worker cost: calls answered, calls that failed for good, seconds spent in
+    calls (summed over concurrent ones) and the usage the caller recorded (its own keys, e.g. per model)."""
+
+    calls: int = 0
+    errors: int = 0
+    seconds: float = 0.0
+    usage: dict[str, Any] = field(default_factory=dict)
+
+
+class WorkerCaller(Protocol):
+    """A worker's caller of one model, built once per worker from a `CallTarget`."""
+
+    def begin(self, target: Any) -> JobCalls:
+        """A fresh record for one job, made in the job's own task (a caller may bind per-job state there, from the
+        job's `target`: the one the caller was built from, or another of the same key)."""
+
+    async def __call__(self, prompts: list, calls: JobCalls) -> list[str]:
+        """The responses to `prompts`, in order; what the calls cost added to `calls`."""
+
+
+class CallTarget(Protocol):
+    """A picklable recipe for a caller a worker process builds for itself (an answerer's `worker_target`)."""
+
+    #: the same key: the same caller (a worker builds each once); one slot count per key
+    key: str
+    #: concurrent calls for all processes together
+    connections: int
+
+    def build(self, slots: AsyncContextManager[None]) -> WorkerCaller:
+        """The caller, in the worker; `async with slots:` around each call keeps the total within `connections`."""
 
 
 class WorkerError(RuntimeError):
@@ -87,12 +132,16 @@ class SearchPool:
             for q in (*self._ins, self._out):
                 q.cancel_join_thread()  # what is unsent at exit is for a worker that is stopping: never wait on it
             parent = os.getpid()
-            self._procs = [ctx.Process(target=_worker_main, args=(w, self._ins[w], self._out, parent), daemon=True,
+            #: 1 while a request for a call slot waits at the parent: the workers then return freed slots
+            self._contended: Any = ctx.Value("b", 0, lock=False)
+            self._procs = [ctx.Process(target=_worker_main, args=(w, self._ins[w], self._out, parent,
+                                                                  self._contended), daemon=True,
                                        name=f"tombench-search-{w}") for w in range(workers)]
         with _terminal_signals_blocked():  # again: starting the resource tracker unblocks SIGINT in this thread
             for p in self._procs:
                 p.start()
         self._jobs: dict[int, _Pending] = {}
+        self._brokers: dict[str, SlotBroker] = {}
         self._load = [0] * workers
         self._ids = itertools.count()
         self._lock = threading.Lock()
@@ -106,12 +155,18 @@ class SearchPool:
 
     async def run(self, job: Job, args: tuple, answer: Answerer,
                   on_event: Callable[[Any], None] = lambda m: None) -> Any:
-        """Run `job(answer_proxy, emit, *args)` in a worker, answering its prompts with `answer` here; its result.
+        """Run `job(answer, emit, *args)` in a worker; its result.
 
-        The prompts are answered by tasks started from this coroutine, so they run in its context: Inspect records
-        the model calls in the calling sample's transcript and counts them against its limits, as in one process."""
+        With a `worker_target` on `answer`, the worker answers the job's prompts with its own caller, and the
+        calls' summary goes to `answer.worker_calls(JobCalls)` (in this coroutine's context) when the job ends,
+        however it ends. Without one, the prompts are answered here by tasks started from this coroutine, so they
+        run in its context: Inspect records the model calls in the calling sample's transcript and counts them
+        against its limits, as in one process."""
         if self._closed:
             raise RuntimeError("the search pool is closed")
+        target: CallTarget | None = getattr(answer, "worker_target", None)
+        if target is not None:
+            self.broker(target)
         loop = asyncio.get_running_loop()
         with self._lock:
             jid = next(self._ids)
@@ -120,7 +175,7 @@ class SearchPool:
             pending = self._jobs[jid] = _Pending(loop, asyncio.Queue(), w)
         asks: set[asyncio.Task] = set()
         finished = False
-        self._ins[w].put(("job", jid, job, args))
+        self._ins[w].put(("job", jid, job, args, target))
         try:
             while True:
                 msg = await pending.inbox.get()
@@ -131,12 +186,14 @@ class SearchPool:
                     task.add_done_callback(asks.discard)
                 elif kind == "event":
                     on_event(msg[2])
-                elif kind == "done":
+                elif kind in ("done", "error", "raised"):
                     finished = True
-                    return msg[2]
-                elif kind == "error":
-                    finished = True
-                    raise WorkerError(msg[2])
+                    if msg[3] is not None and hasattr(answer, "worker_calls"):
+                        answer.worker_calls(msg[3])
+                    if kind == "done":
+                        return msg[2]
+                    # "raised": the job's own exception (a model's error stays one); "error": its traceback
+                    raise msg[2] if kind == "raised" else WorkerError(msg[2])
                 else:  # "failed": the model's own error (a connection error stays one); "lost": the worker died
                     raise msg[1]
         finally:
@@ -147,6 +204,22 @@ class SearchPool:
                 t.cancel()
             if not finished and not self._closed:
                 self._ins[w].put(("cancel", jid))
+
+    def broker(self, target: CallTarget) -> SlotBroker:
+        """The one count of call slots for `target`'s key, shared by the workers and this process."""
+        broker = self._brokers.get(target.key)
+        if broker is None:
+            def grant(worker: int, n: int, key: str = target.key) -> None:
+                with contextlib.suppress(Exception):  # a worker that is gone: `_check_alive` frees its slots
+                    self._ins[worker].put(("grant", key, n))
+
+            broker = self._brokers.setdefault(target.key, SlotBroker(max(1, target.connections), len(self._procs),
+                                                                     grant, self._contended))
+        return broker
+
+    def slot(self, target: CallTarget) -> AsyncContextManager[None]:
+        """One of `target`'s call slots for a call made in this process (`async with pool.slot(target):`)."""
+        return self.broker(target).slot()
 
     def close(self, grace: float = 2.0) -> None:
         """Stop the workers (jobs still running are dropped: their finished attempts were already handed over).
@@ -194,6 +267,10 @@ class SearchPool:
                 return
             if msg is None:
                 return
+            if msg[0] == "slots":  # ("slots", worker, key, "want" | "release", n)
+                _, w, key, verb, n = msg
+                getattr(self._brokers[key], verb)(w, n)
+                continue
             with self._lock:
                 pending = self._jobs.get(msg[1])
             if pending is not None:
@@ -203,8 +280,12 @@ class SearchPool:
         """Fail the jobs of a worker that died (killed, out of memory): their callers must not wait forever."""
         if self._closed:
             return
+        dead = [w for w, p in enumerate(self._procs) if not p.is_alive()]
+        for broker in list(self._brokers.values()):
+            for w in dead:
+                broker.lost(w)
         with self._lock:
-            lost = [p for p in self._jobs.values() if not self._procs[p.worker].is_alive()]
+            lost = [p for p in self._jobs.values() if p.worker in dead]
         for p in lost:
             p.put(("lost", WorkerError(f"search worker {p.worker} died (exit code "
                                        f"{self._procs[p.worker].exitcode})")))
@@ -287,7 +368,7 @@ def _terminal_signals_blocked() -> Iterator[None]:
 # --- the worker's side
 
 
-def _worker_main(wid: int, inbox: Any, out: Any, parent: int) -> None:
+def _worker_main(wid: int, inbox: Any, out: Any, parent: int, contended: Any) -> None:
     """A worker process: run jobs as asyncio tasks, their prompts answered through the parent."""
     from tombench.generators.exploretom.search.heap import search_gc
 
@@ -297,15 +378,17 @@ def _worker_main(wid: int, inbox: Any, out: Any, parent: int) -> None:
     exit_when_orphaned(parent)
     out.cancel_join_thread()  # a worker exits only when its results no longer matter
     with search_gc():
-        asyncio.run(_Worker(inbox, out).serve())
+        asyncio.run(_Worker(wid, inbox, out, contended).serve())
 
 
 class _Worker:
-    def __init__(self, inbox: Any, out: Any) -> None:
-        self.inbox, self.out = inbox, out
+    def __init__(self, wid: int, inbox: Any, out: Any, contended: Any) -> None:
+        self.wid, self.inbox, self.out, self.contended = wid, inbox, out, contended
         self.waiting: dict[int, asyncio.Future] = {}
         self.tasks: dict[int, asyncio.Task] = {}
         self.rids = itertools.count()
+        self.callers: dict[str, WorkerCaller] = {}
+        self.slots: dict[str, WorkerSlots] = {}
 
     async def serve(self) -> None:
         loop = asyncio.get_running_loop()
@@ -331,8 +414,10 @@ class _Worker:
             if not stopped.done():
                 stopped.set_result(None)
         elif msg[0] == "job":
-            _, jid, job, args = msg
-            self.tasks[jid] = asyncio.ensure_future(self._run(jid, job, args))
+            _, jid, job, args, target = msg
+            self.tasks[jid] = asyncio.ensure_future(self._run(jid, job, args, target))
+        elif msg[0] == "grant":
+            self.slots[msg[1]].granted(msg[2])
         elif msg[0] == "answer":
             fut = self.waiting.pop(msg[1], None)
             if fut is not None and not fut.done():
@@ -340,12 +425,30 @@ class _Worker:
         elif msg[0] == "cancel" and msg[1] in self.tasks:
             self.tasks[msg[1]].cancel()
 
-    async def _run(self, jid: int, job: Job, args: tuple) -> None:
-        async def answer(prompts: list) -> list[str]:
-            rid = next(self.rids)
-            fut = self.waiting[rid] = asyncio.get_running_loop().create_future()
-            self.out.put(("ask", jid, rid, list(prompts)))
-            return await fut
+    def caller(self, target: CallTarget) -> WorkerCaller:
+        """This worker's caller for `target`, built at its first job."""
+        caller = self.callers.get(target.key)
+        if caller is None:
+            key = target.key
+            slots = self.slots[key] = WorkerSlots(lambda m: self.out.put(("slots", self.wid, key, *m)),
+                                                  self.contended)
+            caller = self.callers[key] = target.build(slots)
+        return caller
+
+    async def _run(self, jid: int, job: Job, args: tuple, target: CallTarget | None) -> None:
+        calls: JobCalls | None = None
+        if target is None:
+            async def answer(prompts: list) -> list[str]:
+                rid = next(self.rids)
+                fut = self.waiting[rid] = asyncio.get_running_loop().create_future()
+                self.out.put(("ask", jid, rid, list(prompts)))
+                return await fut
+        else:
+            caller = self.caller(target)
+            calls = caller.begin(target)
+
+            async def answer(prompts: list) -> list[str]:
+                return await caller(prompts, calls)
 
         def emit(message: Any) -> None:
             self.out.put(("event", jid, message))
@@ -354,9 +457,22 @@ class _Worker:
             result = await job(answer, emit, *args)
         except asyncio.CancelledError:
             return
-        except BaseException:
-            self.out.put(("error", jid, traceback.format_exc().rstrip()))
+        except BaseException as e:
+            self.out.put(_failure(jid, e, calls))
         else:
-            self.out.put(("done", jid, result))
+            self.out.put(("done", jid, result, calls))
         finally:
             self.tasks.pop(jid, None)
+
+
+def _failure(jid: int, e: BaseException, calls: JobCalls | None) -> tuple:
+    """The message for a job that raised: where the worker made the calls (`calls`), the exception itself where it
+    pickles (the parent raises the same type, so a model's error stays the model's, as when the parent calls);
+    else its traceback."""
+    if calls is not None and not isinstance(e, WorkerError):
+        try:
+            pickle.loads(pickle.dumps(e))
+            return ("raised", jid, e, calls)
+        except Exception:
+            pass
+    return ("error", jid, traceback.format_exc().rstrip(), calls)

@@ -1,0 +1,137 @@
+"""The eval's model, rebuilt in each search worker: the model calls are made where the search's CPU is spread.
+
+Why: against a fast server, the CPU a model call costs its caller (the provider's client, Inspect's generate path, a
+model event and the sample buffer per call) is as much as the search's own, and made in the eval's main process it
+capped the live task at one core's worth of calls whatever `-T workers` said. A worker builds the same model from the
+eval's model name, base URL, model args and generate config (`--max-retries`, `--timeout`, ... apply alike), with
+Inspect's response cache (on disk: a re-run or `inspect eval-retry` replays it from any process) and
+`--max-connections` as the total across all processes (`search.slots`).
+
+What a worker does not do: log a model event per call. The search sample records its calls as one summary instead
+(`answerer.calls_summary`) and its tokens are added to the sample's and the eval's usage as Inspect adds its own;
+`-T call_events=true` makes the calls in the main process again, every one a model event (for debugging).
+
+Which models: those behind a remote API (a client that can be built twice) and the `tombench/` baselines. A model
+that lives in the eval's process (`hf/`, `llama-cpp-python/`, ...) or whose replies are a script (`mockllm/`) stays
+there: rebuilt per worker it would load its weights again, or replay its script from the start. vLLM and SGLang
+count as remote when their server is named (a base URL or `VLLM_BASE_URL` / `SGLANG_BASE_URL`), else Inspect would
+start one server per worker.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass, field
+from typing import Any
+
+from inspect_ai.log._transcript import Transcript, init_transcript
+from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
+from inspect_ai.model._cache import epoch as cache_epoch
+from inspect_ai.model._model import model_usage_context_var
+
+from tombench.generators.exploretom.search.pool import JobCalls
+
+__all__ = ["REMOTE_PROVIDERS", "InspectTarget", "NoEvents", "WorkerModel", "worker_target"]
+
+#: providers whose model is a client of a remote API: safe to build once per worker process
+REMOTE_PROVIDERS = frozenset({
+    "openai", "openai-api", "openai-api-completions", "anthropic", "google", "cloudflare", "mistral", "grok",
+    "together", "fireworks", "moonshot", "meta", "litellm-proxy", "deepseek", "sambanova", "ollama", "openrouter",
+    "perplexity", "azureai", "bedrock", "sagemaker", "groq", "hf-inference-providers", "tombench",
+})
+#: providers that start a server of their own unless one is named
+_SERVED = {"vllm": "VLLM_BASE_URL", "vllm-completions": "VLLM_BASE_URL", "sglang": "SGLANG_BASE_URL"}
+
+
+@dataclass(frozen=True)
+class InspectTarget:
+    """How a worker builds the eval's model (a `pool.CallTarget`); picklable."""
+
+    model: str
+    base_url: str | None
+    model_args: dict[str, Any]
+    config: dict[str, Any]
+    cache: bool | CachePolicy
+    connections: int
+    api_key: str | None = field(default=None, repr=False)
+    key: str = ""
+    #: the sample's epoch: Inspect's cache key includes it by default, so the worker's calls share the cache with
+    #: the same calls made in the eval's process (the question samples' first-order questions)
+    epoch: int | None = None
+
+    def build(self, slots: AbstractAsyncContextManager[None]) -> WorkerModel:
+        return WorkerModel(self, slots)
+
+
+def worker_target(model: Model, cache: bool | CachePolicy) -> InspectTarget | None:
+    """How a worker rebuilds `model` for calls made on behalf of the current sample, or None where it must stay in
+    this process (see the module's docstring)."""
+    provider = str(model).split("/", 1)[0]
+    named_server = getattr(model, "_explicit_base_url", None) or os.environ.get(_SERVED.get(provider, ""), "")
+    if provider not in REMOTE_PROVIDERS and not (provider in _SERVED and named_server):
+        return None
+    # the config a call here would use: the model's, with the task's and the eval's (`--max-retries`, `--timeout`,
+    # `--attempt-timeout`, ...) merged in where it is the eval's model
+    resolved = model._resolve_config(None)
+    config = resolved.model_dump(exclude_none=True)
+    connections = resolved.max_connections or model.api.max_connections()
+    try:
+        args = json.dumps([model.model_args, config], sort_keys=True, default=str)
+    except (TypeError, ValueError):
+        return None
+    base_url = model.api.base_url
+    key = hashlib.sha256(f"{model}\0{base_url}\0{args}\0{cache!r}\0{connections}".encode()).hexdigest()[:16]
+    return InspectTarget(str(model), base_url, dict(model.model_args), config, cache, connections,
+                         model.api.api_key, key, _epoch())
+
+
+def _epoch() -> int | None:
+    """The epoch Inspect's generate puts in the cache key here: the current sample's, if any."""
+    from inspect_ai.solver._task_state import sample_state
+
+    state = sample_state()
+    return state.epoch if state is not None else cache_epoch.get(None)
+
+
+class WorkerModel:
+    """The worker's caller (a `pool.WorkerCaller`): the rebuilt model, its prompts asked as the parent asks them."""
+
+    def __init__(self, target: InspectTarget, slots: AbstractAsyncContextManager[None]) -> None:
+        from tombench.tasks.exploretom.answerer import PromptCaller
+
+        config = GenerateConfig(**target.config)
+        model = get_model(target.model, config=config, base_url=target.base_url, api_key=target.api_key,
+                          memoize=False, **target.model_args)
+        self.caller = PromptCaller(model, target.cache, _reentrant(slots))
+
+    def begin(self, target: InspectTarget) -> JobCalls:
+        """In the job's task: its calls log no model events, their usage goes to this job's own record, and their
+        cache keys are the sample's (`target.epoch`)."""
+        init_transcript(NoEvents())
+        if target.epoch is not None:
+            cache_epoch.set(target.epoch)
+        calls = JobCalls()
+        model_usage_context_var.set(calls.usage)  # Inspect adds each call's usage here, cache hits left out
+        return calls
+
+    async def __call__(self, prompts: list, calls: JobCalls) -> list[str]:
+        return await self.caller(prompts, calls)
+
+
+def _reentrant(slots: AbstractAsyncContextManager[None]) -> Callable[[], AbstractAsyncContextManager[None]]:
+    """`slots` is one reusable context manager (`search.slots.WorkerSlots`); the caller wants a factory."""
+    return lambda: slots
+
+
+class NoEvents(Transcript):
+    """A transcript that keeps nothing: the search's calls are summarised, not logged one by one."""
+
+    def _event(self, event: Any) -> None:
+        pass
+
+    def _event_updated(self, event: Any) -> None:
+        pass
