@@ -34,6 +34,7 @@ from inspect_ai.model._cache import epoch as cache_epoch
 from inspect_ai.model._model import model_usage_context_var
 
 from tombench.generators.exploretom.search.pool import JobCalls
+from tombench.tasks.exploretom.prompt_caller import PromptCaller
 
 __all__ = ["REMOTE_PROVIDERS", "InspectTarget", "NoEvents", "WorkerModel", "worker_target"]
 
@@ -101,8 +102,6 @@ class WorkerModel:
     """The worker's caller (a `pool.WorkerCaller`): the rebuilt model, its prompts asked as the parent asks them."""
 
     def __init__(self, target: InspectTarget, slots: AbstractAsyncContextManager[None]) -> None:
-        from tombench.tasks.exploretom.answerer import PromptCaller
-
         config = GenerateConfig(**target.config)
         model = get_model(target.model, config=config, base_url=target.base_url, api_key=target.api_key,
                           memoize=False, **target.model_args)
