@@ -32,8 +32,11 @@ main process's and its worker processes' (`--workers`, default 1; `--workers 1,2
 present, gives a row per count); calls are the prompts the search put to the model.
 Printed per row: model calls, CPU ms per call (all, the main process's, the workers'), calls per second of wall
 time, the harness's share of wall time (CPU / wall: near 1 means the harness, not the model, sets the pace), and
-against the server the latency bound (calls x latency / connections) and wall / bound. Machine-dependent: compare
-rows of one run (docs/scale.md).
+against the server the latency bound (calls x latency / connections) and wall / bound, and for the live targets
+the log's samples (search + question samples: each question sample costs the eval's main process Inspect's
+per-sample work; `--no-log-realtime` passes Inspect's option of that name). The workers' CPU includes their
+start-up (each imports Inspect and the model's client: about 2 s here). Machine-dependent: compare rows of one run
+(docs/scale.md).
 """
 
 from __future__ import annotations
@@ -190,6 +193,14 @@ def _one(method: str, model: str, args: argparse.Namespace) -> dict:
             return await inner(prompts)
 
         answer.model_name = inner.model_name  # type: ignore[attr-defined]
+        # where the workers call the model themselves (`worker_model`), they report their calls when a job ends
+        answer.worker_target = getattr(inner, "worker_target", None)  # type: ignore[attr-defined]
+
+        def worker_calls(record):
+            calls[0] += record.calls
+            inner.worker_calls(record)
+
+        answer.worker_calls = worker_calls  # type: ignore[attr-defined]
         return answer
 
     adapter.inspect_answerer = counting
@@ -249,7 +260,7 @@ def _live(method: str, model: str, args: argparse.Namespace) -> dict:
         os.environ["INSPECT_CACHE_DIR"] = str(Path(tmp) / "cache")  # no answer from an earlier run's cache
         n0, (m0, k0), w0 = _served(url), _cpu_split(), time.perf_counter()
         (log,) = inspect_eval(task, model=model, log_dir=str(Path(tmp) / "logs"), display="none",
-                              max_connections=args.max_connections or 64)
+                              max_connections=args.max_connections or 64, log_realtime=not args.no_log_realtime)
         wall = time.perf_counter() - w0
         if workers > 1:
             shared_pool(workers).close()  # stopped at exit otherwise: joined here, their CPU is counted
@@ -324,6 +335,8 @@ def _child(method: str, target: str, args: argparse.Namespace, url: str | None, 
         cmd += ["--max-connections", str(args.max_connections or 64)]
     if target in ("direct", "replay"):
         cmd += ["--answers", str(args.tables / f"{method}-{rep}.pkl")]
+    if args.no_log_realtime:
+        cmd += ["--no-log-realtime"]
     out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=False)
     line = next((x for x in out.stdout.splitlines() if x.startswith("RESULT ")), None)
     if line is None:
@@ -351,7 +364,7 @@ def _table(runs: list[list[dict]], latency: float, connections: int, on_grid: bo
 
     t = Table(title=f"harness throughput (server: {latency}s per request, {connections} connections)")
     for col in ("method", "target", "workers", "model calls", "CPU ms / call", "main", "workers'", "range", "goal",
-                "calls / s", "harness share of wall", "latency bound s", "wall / bound", "stories sha256"):
+                "calls / s", "harness share of wall", "latency bound s", "wall / bound", "samples", "stories sha256"):
         t.add_column(col, justify="right")
     for rows in runs:
         r = sorted(rows, key=_ms)[(len(rows) - 1) // 2]  # the median run (the lower one of an even count)
@@ -362,7 +375,7 @@ def _table(runs: list[list[dict]], latency: float, connections: int, on_grid: bo
                   f"{_ms(r, 'cpu_main'):.2f}", f"{_ms(r, 'cpu_workers'):.2f}", spread, _goal(rows, on_grid),
                   f"{r['calls'] / r['wall']:.0f}", f"{r['cpu'] / r['wall']:.0%}",
                   "–" if bound is None else f"{bound:.1f}", "–" if bound is None else f"{r['wall'] / bound:.2f}",
-                  r["stories_sha256"] if len(digests) == 1 else "differ between repeats")
+                  str(r.get("samples", "–")), r["stories_sha256"] if len(digests) == 1 else "differ between repeats")
     Console(width=190).print(t)
 
 
@@ -438,6 +451,8 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=1,
                     help="runs per (method, target), interleaved; the table prints the median and the range")
     ap.add_argument("--json", type=Path, default=None, help="also write the rows here")
+    ap.add_argument("--no-log-realtime", action="store_true",
+                    help="the live targets: Inspect's --no-log-realtime (no live sample events for inspect view)")
     ap.add_argument("--one", nargs=2, metavar=("METHOD", "MODEL"), help=argparse.SUPPRESS)
     ap.add_argument("--live", nargs=2, metavar=("METHOD", "MODEL"), help=argparse.SUPPRESS)
     ap.add_argument("--answers", type=Path, default=None, help=argparse.SUPPRESS)
