@@ -83,7 +83,8 @@ def worker_target(model: Model, cache: bool | CachePolicy) -> InspectTarget | No
         args = json.dumps([model.model_args, config], sort_keys=True, default=str)
     except (TypeError, ValueError):
         return None
-    base_url = model.api.base_url
+    # vLLM's and SGLang's providers resolve their base URL at the first call: until then only the named one is known
+    base_url = model.api.base_url or named_server or None
     key = hashlib.sha256(f"{model}\0{base_url}\0{args}\0{cache!r}\0{connections}".encode()).hexdigest()[:16]
     return InspectTarget(str(model), base_url, dict(model.model_args), config, cache, connections,
                          model.api.api_key, key, _epoch())
