@@ -44,6 +44,7 @@ REMOTE_PROVIDERS = frozenset({
     "together", "fireworks", "moonshot", "meta", "litellm-proxy", "deepseek", "sambanova", "ollama", "openrouter",
     "perplexity", "azureai", "bedrock", "sagemaker", "groq", "hf-inference-providers", "tombench",
 })
+_CACHE_DIR = "INSPECT_CACHE_DIR"
 #: providers that start a server of their own unless one is named
 _SERVED = {"vllm": "VLLM_BASE_URL", "vllm-completions": "VLLM_BASE_URL", "sglang": "SGLANG_BASE_URL"}
 
@@ -63,6 +64,9 @@ class InspectTarget:
     #: the sample's epoch: Inspect's cache key includes it by default, so the worker's calls share the cache with
     #: the same calls made in the eval's process (the question samples' first-order questions)
     epoch: int | None = None
+    #: this process's INSPECT_CACHE_DIR when the target was made: Inspect reads it at each call, and a pool's
+    #: workers outlive an eval (a later eval of this process may name another folder)
+    cache_dir: str | None = None
 
     def build(self, slots: AbstractAsyncContextManager[None]) -> WorkerModel:
         return WorkerModel(self, slots)
@@ -84,10 +88,11 @@ def worker_target(model: Model, cache: bool | CachePolicy) -> InspectTarget | No
         args = json.dumps([model.model_args, config], sort_keys=True, default=str)
     except (TypeError, ValueError):
         return None
-    base_url = model.api.base_url
+    # vLLM's and SGLang's providers resolve their base URL at the first call: until then only the named one is known
+    base_url = model.api.base_url or named_server or None
     key = hashlib.sha256(f"{model}\0{base_url}\0{args}\0{cache!r}\0{connections}".encode()).hexdigest()[:16]
     return InspectTarget(str(model), base_url, dict(model.model_args), config, cache, connections,
-                         model.api.api_key, key, _epoch())
+                         model.api.api_key, key, _epoch(), os.environ.get(_CACHE_DIR))
 
 
 def _epoch() -> int | None:
@@ -109,8 +114,12 @@ class WorkerModel:
 
     def begin(self, target: InspectTarget) -> JobCalls:
         """In the job's task: its calls log no model events, their usage goes to this job's own record, and their
-        cache keys are the sample's (`target.epoch`)."""
+        cache keys are the sample's (`target.epoch`), in the eval's cache folder."""
         init_transcript(NoEvents())
+        if target.cache_dir is None:
+            os.environ.pop(_CACHE_DIR, None)
+        else:
+            os.environ[_CACHE_DIR] = target.cache_dir
         if target.epoch is not None:
             cache_epoch.set(target.epoch)
         calls = JobCalls()

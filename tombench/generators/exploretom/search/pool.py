@@ -263,7 +263,7 @@ class SearchPool:
             except queue.Empty:
                 self._check_alive()
                 continue
-            except (EOFError, OSError):
+            except (EOFError, OSError, ValueError):  # ValueError: `close` closed the queue after its bounded wait
                 return
             if msg is None:
                 return
