@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pytest
 
 from tombench.generators.exploretom.search.pool import JobCalls, SearchPool, WorkerError
-from tombench.generators.exploretom.search.slots import SlotBroker
+from tombench.generators.exploretom.search.slots import Contention, SlotBroker
 
 
 class _Grants:
@@ -69,6 +69,23 @@ def test_capacity_is_never_exceeded_and_every_request_is_served():
     for w, n in grants.log:
         granted[w] += n
     assert granted == wanted
+    assert flag.value == 0
+
+
+def test_one_contention_flag_for_every_target_of_a_pool():
+    """Two targets (two brokers) share the workers' flag: one with nothing queued must not clear it while the
+    other has a request waiting (the workers would keep freed slots from it)."""
+    flag = types.SimpleNamespace(value=0)
+    contention = Contention(flag)
+    a = SlotBroker(1, 2, lambda w, n: None, contention)
+    b = SlotBroker(1, 2, lambda w, n: None, contention)
+    a.want(0, 1)
+    a.want(1, 1)  # queued: a's one slot is taken
+    assert flag.value == 1
+    b.want(0, 1)
+    b.release(0, 1)  # b's queue is empty
+    assert flag.value == 1
+    a.release(0, 1)  # a's queued request is granted: nothing waits anywhere
     assert flag.value == 0
 
 

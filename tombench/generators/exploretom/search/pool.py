@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from tombench.generators.exploretom.search.evaluator import Answerer
-from tombench.generators.exploretom.search.slots import SlotBroker, WorkerSlots
+from tombench.generators.exploretom.search.slots import Contention, SlotBroker, WorkerSlots
 from tombench.kit.orphans import exit_when_orphaned
 
 __all__ = ["CallTarget", "JobCalls", "SearchPool", "WorkerCaller", "WorkerError", "can_spawn", "shared_pool",
@@ -142,6 +142,7 @@ class SearchPool:
                 p.start()
         self._jobs: dict[int, _Pending] = {}
         self._brokers: dict[str, SlotBroker] = {}
+        self._contention = Contention(self._contended)
         self._load = [0] * workers
         self._ids = itertools.count()
         self._lock = threading.Lock()
@@ -214,7 +215,7 @@ class SearchPool:
                     self._ins[worker].put(("grant", key, n))
 
             broker = self._brokers.setdefault(target.key, SlotBroker(max(1, target.connections), len(self._procs),
-                                                                     grant, self._contended))
+                                                                     grant, self._contention))
         return broker
 
     def slot(self, target: CallTarget) -> AsyncContextManager[None]:

@@ -20,7 +20,22 @@ import threading
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-__all__ = ["SlotBroker", "WorkerSlots"]
+__all__ = ["Contention", "SlotBroker", "WorkerSlots"]
+
+
+class Contention:
+    """The flag the workers read (`shared.value`): 1 while any broker of the pool has a request queued. One per
+    pool, whatever the number of targets: a broker with nothing queued must not clear another's request."""
+
+    def __init__(self, shared: Any) -> None:
+        self.shared = shared
+        self._queued: set[int] = set()
+        self._lock = threading.Lock()
+
+    def mark(self, broker: object, queued: bool) -> None:
+        with self._lock:
+            (self._queued.add if queued else self._queued.discard)(id(broker))
+            self.shared.value = int(bool(self._queued))
 
 
 class SlotBroker:
@@ -29,7 +44,8 @@ class SlotBroker:
     Thread-safe: the pool's reader thread hands it the workers' requests and returns, the parent's event loops
     borrow through `slot()`."""
 
-    def __init__(self, capacity: int, workers: int, grant: Callable[[int, int], None], contended: Any) -> None:
+    def __init__(self, capacity: int, workers: int, grant: Callable[[int, int], None],
+                 contended: Contention | Any) -> None:
         if capacity < 1:
             raise ValueError(f"capacity must be >= 1, got {capacity}")
         self.capacity = capacity
@@ -38,7 +54,8 @@ class SlotBroker:
         #: queued requests, one entry per slot: a worker's index or a local waiter (its loop and future)
         self._queue: collections.deque[int | tuple[asyncio.AbstractEventLoop, asyncio.Future]] = collections.deque()
         self._grant = grant
-        self._contended = contended  # a shared flag: the workers read it, only brokers write it
+        #: the workers' flag (a `Contention`; a bare shared value is wrapped: one broker alone writes it)
+        self._contention = contended if isinstance(contended, Contention) else Contention(contended)
         self._lock = threading.Lock()
 
     def want(self, worker: int, n: int) -> None:
@@ -77,7 +94,7 @@ class SlotBroker:
                 fut.set_result(None)
             else:
                 self._queue.append((loop, fut))
-                self._contended.value = 1
+                self._contention.mark(self, True)
         try:
             await fut
         except asyncio.CancelledError:
@@ -85,7 +102,7 @@ class SlotBroker:
                 waiting = (loop, fut) in self._queue
                 if waiting:
                     self._queue.remove((loop, fut))
-                    self._contended.value = int(bool(self._queue))
+                    self._contention.mark(self, bool(self._queue))
             if not waiting:  # granted as it was cancelled: give the slot back
                 self._give_back()
             raise
@@ -120,7 +137,7 @@ class SlotBroker:
                     loop.call_soon_threadsafe(_resolve, fut)
                     continue
                 self._free += 1
-        self._contended.value = int(bool(self._queue))
+        self._contention.mark(self, bool(self._queue))
         return grants
 
     def _send(self, grants: dict[int, int]) -> None:
@@ -141,16 +158,14 @@ class WorkerSlots:
     def __init__(self, send: Callable[[tuple[str, int]], None], contended: Any) -> None:
         self._send = send
         self._contended = contended
-        self._free = 0
         self._asked = 0  # slots asked of the parent and not granted yet
         self._to_release = 0
         self._waiters: collections.deque[asyncio.Future] = collections.deque()
         self._flush_due = False
 
     async def __aenter__(self) -> None:
-        if self._free > 0 and not self._waiters:
-            self._free -= 1
-            return
+        # a worker holds no idle slot (a freed one goes to a waiting call or back to the parent): every call waits
+        # for a grant or a handover
         fut = asyncio.get_running_loop().create_future()
         self._waiters.append(fut)
         self._schedule()
