@@ -95,7 +95,7 @@ class _MethodChoice(click.Choice):
 @click.option("--check", type=click.Choice(["strict", "substring"]), default="strict", show_default=True)
 @click.option("--contexts", default="bank", show_default=True, help="'bank', 'default' or a contexts file.")
 @click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--max-connections", type=click.IntRange(1), default=None, help="Concurrent model calls (Inspect's limit).")
+@click.option("--max-connections", type=click.IntRange(1), default=None, help="Concurrent model calls, all worker processes together (Inspect's limit).")
 @click.option("--shard", default=None, metavar="K/N",
               help="Search only shard K of N of the grid (every N-th setting from the K-th), e.g. on N machines; "
                    "the N outputs together are the unsharded run's (export-training reads them all). auto/N: K "
