@@ -32,6 +32,7 @@ import functools
 import hashlib
 import queue
 import re
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -198,20 +199,30 @@ class Model:
         """The decode step as a CUDA graph per (rows, keys) bucket: one launch instead of ~20 per layer."""
         st = self.static
         graph = st.graphs.get((rows, keys))
-        if graph is None:  # the warm-up runs compute this very step, so the cache they write is the right one
-            side = torch.cuda.Stream()
-            side.wait_stream(torch.cuda.current_stream())
-            saved = (st.ids[:rows].clone(), st.pos[:rows].clone())
-            with torch.cuda.stream(side):
-                for _ in range(2):
-                    st.ids[:rows], st.pos[:rows] = saved
-                    self._step(rows, keys)
-            torch.cuda.current_stream().wait_stream(side)
-            st.ids[:rows], st.pos[:rows] = saved
-            graph = st.graphs[(rows, keys)] = torch.cuda.CUDAGraph()
+        if graph is None:
+            self._warm_up(rows, keys)
+            graph = torch.cuda.CUDAGraph()
             with torch.cuda.graph(graph):
                 self._step(rows, keys)
+            st.graphs[(rows, keys)] = graph  # only once captured: a failed capture is tried again, not replayed
         graph.replay()
+
+    def _warm_up(self, rows: int, keys: int) -> None:
+        """Runs this very step twice on a side stream, as a capture wants, then puts ids and pos back (the cache slot
+        they wrote gets the same values again). The copies of ids and pos are queued before the side stream waits on
+        this one: queued after, they could still be waiting behind the batch's prefill when the side stream reads
+        them, and stale memory read as positions indexes RoPE's table out of range (a device-side assert, which ends
+        the process's CUDA context)."""
+        st = self.static
+        saved = (st.ids[:rows].clone(), st.pos[:rows].clone())
+        side = torch.cuda.Stream()
+        side.wait_stream(torch.cuda.current_stream())
+        with torch.cuda.stream(side):
+            for _ in range(2):
+                st.ids[:rows], st.pos[:rows] = saved
+                self._step(rows, keys)
+        torch.cuda.current_stream().wait_stream(side)
+        st.ids[:rows], st.pos[:rows] = saved
 
     @torch.inference_mode()
     def generate(self, prompts: list[list[int]], max_new: list[int]) -> list[list[int]]:
@@ -294,6 +305,7 @@ class Engine:
             try:
                 answers = self.model.generate([r[0] for r in batch], [r[1] for r in batch])
             except Exception as err:  # the requests get the error; the loop serves the next batch
+                print(f"a batch of {len(batch)} requests failed: {err!r}", file=sys.stderr, flush=True)
                 answers = [err] * len(batch)
             self.gpu_seconds += time.perf_counter() - start
             self.requests += len(batch)
@@ -320,8 +332,8 @@ TOKENIZER = web.AppKey("tokenizer", Tokenizer)
 NAME = web.AppKey("name", str)
 
 
-def _error(status: int, message: str) -> web.Response:
-    return web.json_response({"error": {"message": message, "type": "invalid_request_error"}}, status=status)
+def _error(status: int, message: str, kind: str = "invalid_request_error") -> web.Response:
+    return web.json_response({"error": {"message": message, "type": kind}}, status=status)
 
 
 async def _chat(request: web.Request) -> web.Response:
@@ -337,7 +349,10 @@ async def _chat(request: web.Request) -> web.Response:
     engine = request.app[ENGINE]
     if len(prompt) + max_new + 16 > engine.model.cfg.max_len:
         return _error(400, f"prompt of {len(prompt)} tokens + {max_new} exceeds the context ({engine.model.cfg.max_len})")
-    answer = await engine.submit(prompt, max_new)
+    try:
+        answer = await engine.submit(prompt, max_new)
+    except Exception as err:  # its batch failed (the engine printed why); a client may retry
+        return _error(500, f"generation failed: {err!r}", "server_error")
     stopped = bool(answer) and answer[-1] == IM_END
     text = Tokenizer.decode(answer[:-1] if stopped else answer)
     return web.json_response({

@@ -1,14 +1,17 @@
 """benchmarks/gpu_server.py: its tokenizer, batched greedy decoding equal to one-by-one decoding, and its HTTP answers.
 
-A tiny model on the CPU (2 layers, hidden 64, vocab 1000); the CUDA-graph test needs a GPU (`--run-gpu`).
+A tiny model on the CPU (2 layers, hidden 64, vocab 1000); the CUDA-graph path also runs there on stand-ins for
+torch.cuda's streams and graphs, and its test on the card needs a GPU (`--run-gpu`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
 import sys
 import threading
+import types
 from pathlib import Path
 
 import pytest
@@ -74,6 +77,94 @@ def test_requests_that_cannot_share_the_cache_are_served_apart() -> None:
     long_prompt, short_prompt = _prompts()[2], _prompts()[0]
     out = model.generate([long_prompt, short_prompt], [4, 60])
     assert out == [model.generate([long_prompt], [4])[0], model.generate([short_prompt], [60])[0]]
+
+
+class _Stream:
+    def __init__(self, cuda: _CudaOnTheCpu) -> None:
+        self.cuda = cuda
+
+    def wait_stream(self, other: _Stream) -> None:
+        self.cuda.side_first = self is not self.cuda.default and other is self.cuda.default
+
+
+class _CudaOnTheCpu:
+    """torch.cuda's streams and graphs on the CPU, in CUDA's worst order. Work runs at once, except that an integer
+    tensor cloned on the default stream after a side stream waited on it reads, until the default stream waits on the
+    side one, as the stale memory it may hold when the side stream runs first (a huge value here). A graph's capture
+    records the steps instead of running them; its replay runs them."""
+
+    def __init__(self, model: object, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.model, self.default = model, _Stream(self)
+        self.current, self.side_first = self.default, False
+        clone = torch.Tensor.clone
+
+        def stale_clone(t: torch.Tensor, *args: object, **kwargs: object) -> torch.Tensor:
+            out = clone(t, *args, **kwargs)
+            if self.side_first and self.current is self.default and not out.is_floating_point():
+                out.fill_(1 << 40)
+            return out
+
+        monkeypatch.setattr(torch.Tensor, "clone", stale_clone)
+        for name, value in (("Stream", lambda: _Stream(self)), ("current_stream", lambda: self.current),
+                            ("stream", self.stream), ("CUDAGraph", types.SimpleNamespace), ("graph", self.graph)):
+            monkeypatch.setattr(torch.cuda, name, value)
+
+    @contextlib.contextmanager
+    def stream(self, stream: _Stream):
+        self.current = stream
+        try:
+            yield
+        finally:
+            self.current = self.default
+
+    @contextlib.contextmanager
+    def graph(self, graph: types.SimpleNamespace):
+        steps, step = [], self.model._step
+        self.model._step = lambda rows, keys: steps.append((rows, keys))
+        try:
+            yield
+        finally:
+            del self.model._step
+        graph.replay = lambda: [step(*s) for s in steps]
+
+
+def test_cuda_graph_decoding_equals_eager_decoding_whichever_stream_runs_first(monkeypatch) -> None:
+    """The warm-up before a capture reads copies of the step's inputs on a side stream: copied after that stream's
+    wait, they could be read unwritten, and stale positions indexed RoPE's table out of range on the card."""
+    prompts, new = _prompts(), [6, 9, 12, 4]
+    eager = _model().generate(prompts, new)
+    model = _model(cuda_graphs=True)
+    _CudaOnTheCpu(model, monkeypatch)
+    assert model.generate(prompts, new) == eager
+    assert model.generate(prompts[:3], new[:3]) == eager[:3]  # a second batch replays the captured graph
+    assert list(model.static.graphs) == [(8, 128)]
+
+
+@pytest.mark.timeout(60)
+def test_a_failing_batch_answers_500_and_the_engine_serves_the_next() -> None:
+    model, calls = _model(), []
+    generate = model.generate
+
+    def fails_once(prompts: list[list[int]], max_new: list[int]) -> list[list[int]]:
+        calls.append(len(prompts))
+        if len(calls) == 1:
+            raise RuntimeError("the first batch breaks")
+        return generate(prompts, max_new)
+
+    model.generate = fails_once
+    body = {"model": "smollm2-135m-random", "messages": MESSAGES, "max_tokens": 3}
+
+    async def exchange() -> tuple[list[int], list[dict], int]:
+        async with TestClient(TestServer(gs.make_app(model, max_batch=16, wait_ms=100))) as client:
+            first = await asyncio.gather(*(client.post("/v1/chat/completions", json=body) for _ in range(3)))
+            later = await client.post("/v1/chat/completions", json=body)
+            return [r.status for r in first], [await r.json() for r in first], later.status
+
+    statuses, payloads, later = asyncio.run(exchange())
+    assert statuses.count(500) == calls[0] and statuses.count(200) == 3 - calls[0]
+    failed = payloads[statuses.index(500)]["error"]
+    assert failed["type"] == "server_error" and "the first batch breaks" in failed["message"]
+    assert later == 200
 
 
 async def _exchange(app: web.Application) -> tuple[list[dict], dict, dict, int]:
