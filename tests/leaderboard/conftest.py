@@ -56,3 +56,10 @@ def driver():
         yield d
     finally:
         d.quit()
+
+
+@pytest.fixture(scope="module")
+def space_driver(driver):
+    """The shared headless Chromium, wide enough for the Space's tables."""
+    driver.set_window_size(1600, 1000)
+    return driver

@@ -22,6 +22,7 @@ from tombench.leaderboard.space import GRADIO_VERSION, LOCAL_DIR_ENV, interval_b
 
 from .hub_server import HubTestServer
 from .rows_factory import row
+from .space_page import open_tab, shown_table, wait_for
 
 TOKEN = "hf_test_token"
 SECOND_TASK = "exploretom_random v1"
@@ -141,50 +142,6 @@ def app_url(board, tmp_path_factory):
         demo.close()
 
 
-@pytest.fixture(scope="module")
-def space_driver(driver):
-    """The shared headless Chromium, wide enough for the Space's tables."""
-    driver.set_window_size(1600, 1000)
-    return driver
-
-
-def _wait(driver, check, seconds: float = 30):
-    from selenium.webdriver.support.ui import WebDriverWait
-
-    return WebDriverWait(driver, seconds).until(lambda d: check(d) or None)
-
-
-def _shown_table(driver) -> tuple[list[str], list[list[str]]] | None:
-    """(headers, rows of cell text) of the board in the tab shown, once it has rows (None while it re-renders)."""
-    from selenium.common.exceptions import StaleElementReferenceException
-
-    try:
-        return _read_table(driver)
-    except StaleElementReferenceException:
-        return None
-
-
-def _read_table(driver) -> tuple[list[str], list[list[str]]] | None:
-    from selenium.webdriver.common.by import By
-
-    boards = [b for b in driver.find_elements(By.CSS_SELECTOR, ".board") if b.is_displayed()]
-    if len(boards) != 1:
-        return None
-    heads = [h.get_attribute("title") for h in boards[0].find_elements(By.CSS_SELECTOR, "th[role=columnheader]")]
-    rows = [[c.text for c in r.find_elements(By.CSS_SELECTOR, "[role=gridcell]")]
-            for r in boards[0].find_elements(By.CSS_SELECTOR, "[role=row].virtual-row")]
-    return (heads, rows) if rows and all(rows) else None
-
-
-def _open_tab(driver, title: str) -> tuple[list[str], list[list[str]]]:
-    from selenium.webdriver.common.by import By
-
-    tab = _wait(driver, lambda d: next((t for t in d.find_elements(By.CSS_SELECTOR, "[role=tab]")
-                                        if t.text == title), None))
-    tab.click()
-    return _wait(driver, lambda d: (t := _shown_table(d)) and t[0][-1] != "" and t)
-
-
 @pytest.mark.browser
 def test_space_in_a_headless_browser(space_driver, app_url, board):
     driver = space_driver
@@ -192,10 +149,10 @@ def test_space_in_a_headless_browser(space_driver, app_url, board):
 
     rows = LocalStore(board).rows()
     driver.get(app_url)
-    tabs = _wait(driver, lambda d: [t.text for t in d.find_elements(By.CSS_SELECTOR, "[role=tab]")])
+    tabs = wait_for(driver, lambda d: [t.text for t in d.find_elements(By.CSS_SELECTOR, "[role=tab]")])
     assert tabs == ["All tasks", SECOND_TASK, "tiny_tom v2", "About"]  # the cross-task view, one tab per task
 
-    heads, cross = _open_tab(driver, "All tasks")
+    heads, cross = open_tab(driver, "All tasks")
     assert heads == ["Model", "License", "Params (Hub)", SECOND_TASK, "tiny_tom v2"]  # one column per task
     models = [r[0] for r in cross]
     assert sorted(models) == sorted(["hf/org/big-7b", "mockllm/strong-7b", "mockllm/middle-1.5b",
@@ -207,7 +164,7 @@ def test_space_in_a_headless_browser(space_driver, app_url, board):
 
     for b in build_view(rows).boards:
         title = f"{b.task.removeprefix('tombench/')} v{b.task_version}"
-        heads, shown = _open_tab(driver, title)
+        heads, shown = open_tab(driver, title)
         assert [r[heads.index("Rank")] for r in shown] == [e.cells["rank"].text for e in b.entries]  # as `show`
         assert [r[heads.index("Model")] for r in shown] == [e.row.model for e in b.entries]
         bars = [r[heads.index("Interval (0–100%)")] for r in shown]
@@ -218,7 +175,7 @@ def test_space_in_a_headless_browser(space_driver, app_url, board):
     chooser = next(c for c in driver.find_elements(By.CSS_SELECTOR, ".columns") if c.is_displayed())
     for name in ("Samples", "Tokens"):
         chooser.find_element(By.CSS_SELECTOR, f"input[name='{name}']").click()
-    heads, _ = _wait(driver, lambda d: (t := _shown_table(d)) and "Tokens" in t[0] and "Samples" not in t[0] and t)
+    heads, _ = wait_for(driver, lambda d: (t := shown_table(d)) and "Tokens" in t[0] and "Samples" not in t[0] and t)
     assert heads[:2] == ["Rank", "Model"]
 
 
