@@ -81,6 +81,8 @@ class HubState:
         self.interpose_preupload: Callable[[_Repo], None] | None = None
         #: Answer 404 to a preupload against a commit id (as a Hub that only takes branch names there would).
         self.preupload_branches_only = False
+        #: model pages (repo id -> card data and safetensors metadata) that GET /api/models/<id> answers with
+        self.model_pages: dict[str, dict] = {}
 
     def stall(self, method: str, path_regex: str) -> None:
         """From now on, leave matching requests unanswered (until the server stops)."""
@@ -189,6 +191,10 @@ class _Handler(BaseHTTPRequestHandler):
         if len(parts) < 3 or parts[0] not in _PLURAL:
             return self._error(404, f"not emulated: /api/{'/'.join(parts)}")
         kind, repo_id, rest = parts[0], f"{parts[1]}/{parts[2]}", parts[3:]
+        page = self.server.state.model_pages.get(repo_id) if kind == "models" and not rest else None
+        if page is not None:
+            return self._send(200, {"_id": repo_id, "id": repo_id, "modelId": repo_id, "sha": "0" * 40,
+                                    "private": False, "tags": [], "siblings": [], **page})
         repo = self._repo(kind, repo_id)
         if repo is None:
             return self._error(404, "Repository not found", "RepoNotFound")
@@ -385,6 +391,13 @@ class HubTestServer:
 
     def commit_count(self, repo_id: str, repo_type: str = "dataset") -> int:
         return len(self.state.repos[(repo_type, repo_id)].commits)
+
+    def add_model_page(self, repo_id: str, license: str | None = None, parameters: int | None = None) -> None:  # noqa: A002
+        """A model's Hub page, as `model_info(..., expand=["cardData", "safetensors"])` reads it."""
+        page: dict = {"cardData": {"license": license} if license else {}}
+        if parameters:
+            page["safetensors"] = {"parameters": {"BF16": parameters}, "total": parameters}
+        self.state.model_pages[repo_id] = page
 
 
 class SilentServer:

@@ -256,3 +256,10 @@ def test_model_facts_details_links_and_about(monkeypatch):
     assert "tombench leaderboard push logs/ --repo org/results" in about and "How to cite" in about
     with HubTestServer() as hub:  # a Hub without these models: blank facts, no error
         assert space_module.hub_model_facts(["hf/org/big-7b", "vllm/org/<svg>"], timeout=5, endpoint=hub.url) == {}
+    with HubTestServer() as hub:  # a Hub with one of them: its card's license and its safetensors' parameter count
+        hub.add_model_page("org/big-7b", license="apache-2.0", parameters=7_610_000_000)
+        hub.add_model_page("org/no-card")
+        got = space_module.hub_model_facts(["hf/org/big-7b", "vllm/org/no-card", "mockllm/m"], timeout=5,
+                                           endpoint=hub.url)
+        assert got == {"hf/org/big-7b": space_module.ModelFacts("apache-2.0", 7.61),
+                       "vllm/org/no-card": space_module.ModelFacts("", None)}

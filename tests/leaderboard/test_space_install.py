@@ -106,6 +106,7 @@ def test_space_installs_in_a_fresh_venv_and_serves_the_board(space_driver, tmp_p
     python = _install(out, tmp_path)
     rows = [row("hf/org/big-7b", 0.9, 0.03, submission_id="a"), row(ODD, 0.5, submission_id="b")]
     with HubTestServer() as hub:
+        hub.add_model_page("org/big-7b", license="apache-2.0", parameters=7_610_000_000)  # the other has none
         push_rows(rows, "org/results", token=TOKEN, endpoint=hub.url)
         with _served(python, out, hub.url, tmp_path) as (url, printed, proc):
             assert Path(printed["tombench"]).resolve().is_relative_to(out.resolve())  # the Space's own copy
@@ -129,7 +130,8 @@ def _check_the_page(driver, url: str) -> None:  # noqa: ANN001
     heads, cross = open_tab(driver, "All tasks")
     assert heads == ["Model", "License", "Params (Hub)", "exploretom_random v1"]  # the model facts columns
     assert sorted(r[0] for r in cross) == ["hf/org/big-7b", ODD]  # the odd name is text...
-    assert all(r[1:3] == ["", ""] for r in cross)  # ...and the fake Hub has no model pages: blank facts, no error
+    # the model facts: from the model's Hub page where it has one, blank where not (no error)
+    assert {r[0]: r[1:3] for r in cross} == {"hf/org/big-7b": ["apache-2.0", "7.61B"], ODD: ["", ""]}
     assert not driver.execute_script("return document.querySelectorAll('[onload]').length")  # ...no element made
     assert not shown_board(driver).find_elements(By.CSS_SELECTOR, "[role=gridcell] svg")
     link = driver.find_element(By.LINK_TEXT, "hf/org/big-7b")

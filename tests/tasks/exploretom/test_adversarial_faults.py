@@ -78,12 +78,17 @@ def standin(monkeypatch: pytest.MonkeyPatch, *flags: str) -> Iterator[Standin]:
 
 
 def digest(log: EvalLog) -> dict[str, tuple]:
-    """Each sample's answer, scores and (search samples) kept stories: what a fault must not change."""
+    """Each sample's answer, scores and (search samples) kept stories: what a fault must not change.
+
+    A search sample's output text is left out: it is a sentence about its kept stories, and a search sample that
+    `inspect eval-retry` recovers from a killed run's buffer has none (Inspect rebuilds a recovered sample's output
+    from its model events, and the search sample logs its calls as one summary); its stories and scores are kept."""
     out = {}
     for s in log.samples or []:
         scores = tuple(sorted((k, repr(v.value)) for k, v in (s.scores or {}).items()))
-        stories = tuple(r["id"] for r in s.metadata.get("search", {}).get("stories", []))
-        out[str(s.id)] = (s.output.completion, scores, stories)
+        search = s.metadata.get("search")
+        stories = tuple(r["id"] for r in (search or {}).get("stories", []))
+        out[str(s.id)] = ("" if search is not None else s.output.completion, scores, stories)
     return out
 
 
