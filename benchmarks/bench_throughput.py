@@ -35,8 +35,9 @@ time, the harness's share of wall time (CPU / wall: near 1 means the harness, no
 against the server the latency bound (calls x latency / connections) and wall / bound, and for the live targets
 the log's samples (search + question samples: each question sample costs the eval's main process Inspect's
 per-sample work; `--no-log-realtime` passes Inspect's option of that name). The workers' CPU includes their
-start-up (each imports Inspect and the model's client: about 2 s here). Machine-dependent: compare rows of one run
-(docs/scale.md).
+start-up (each imports Inspect and the model's client: about 2 s here); "start-ups out" is the CPU per call without
+it, the start-up of as many fresh workers measured apart right after the row (`_startup_cpu`), as the main
+process's is left out. Machine-dependent: compare rows of one run (docs/scale.md).
 """
 
 from __future__ import annotations
@@ -88,6 +89,36 @@ def _cpu_split() -> tuple[float, float]:
         r = resource.getrusage(who)
         out.append(r.ru_utime + r.ru_stime)
     return out[0], out[1]
+
+
+async def _ready(answer, emit) -> int:
+    """A job that only makes its worker ready as a search job does: the runner imported, the model's caller built
+    (`worker_model`: Inspect and the model's client imported)."""
+    import tombench.generators.exploretom.search.runner  # noqa: F401
+
+    return 0
+
+
+def _startup_cpu(model: str, workers: int) -> float:
+    """The CPU `workers` fresh worker processes spend before their first search call (start, imports, the model's
+    caller built): measured apart, so that a row's CPU per call can leave it out (the issue's "start-up
+    subtracted"), as the main process's start-up is left out."""
+    import asyncio
+
+    from tombench.generators.exploretom.search.pool import SearchPool
+    from tombench.tasks.exploretom.answerer import inspect_answerer
+
+    if workers <= 1:
+        return 0.0
+    answer = inspect_answerer(model, cache=False)
+
+    async def go() -> None:
+        with SearchPool(workers) as pool:
+            await asyncio.gather(*(pool.run(_ready, (), answer) for _ in range(workers)))
+
+    k0 = _cpu_split()[1]
+    asyncio.run(go())
+    return _cpu_split()[1] - k0
 
 
 # ---------------------------------------------------------------------------------------------------- the server
@@ -223,8 +254,9 @@ def _one(method: str, model: str, args: argparse.Namespace) -> dict:
     # the kept stories without the model's name: the same answers must keep the same stories against both targets
     # sorted: settings finish in any order (worker processes, a model's latency), their lines interleave with them
     stories = json.dumps(sorted((r["id"], r["text"], r["g"]) for r in kept)).encode()
+    workers_startup = _startup_cpu(model, int(args.workers)) if args.answers is None else 0.0
     return {"method": method, "model": model, "calls": calls[0], "cpu": m1 + k1 - t0, "cpu_main": m1 - m0,
-            "cpu_workers": k1 - k0, "wall": wall, "startup": t0 - start,
+            "cpu_workers": k1 - k0, "wall": wall, "startup": t0 - start, "workers_startup": workers_startup,
             "stories_sha256": hashlib.sha256(stories).hexdigest()[:16]}
 
 
@@ -271,6 +303,7 @@ def _live(method: str, model: str, args: argparse.Namespace) -> dict:
         samples = len(log.samples or [])
     return {"method": method, "model": model, "calls": calls, "cpu": m1 + k1 - m0 - k0, "cpu_main": m1 - m0,
             "cpu_workers": k1 - k0, "wall": wall, "startup": m0 + k0 - start, "samples": samples,
+            "workers_startup": _startup_cpu(model, workers),
             "stories_sha256": "–"}
 
 
@@ -363,7 +396,8 @@ def _table(runs: list[list[dict]], latency: float, connections: int, on_grid: bo
     from rich.table import Table
 
     t = Table(title=f"harness throughput (server: {latency}s per request, {connections} connections)")
-    for col in ("method", "target", "workers", "model calls", "CPU ms / call", "main", "workers'", "range", "goal",
+    for col in ("method", "target", "workers", "model calls", "CPU ms / call", "main", "workers'", "start-ups out",
+                "range", "goal",
                 "calls / s", "harness share of wall", "latency bound s", "wall / bound", "samples", "stories sha256"):
         t.add_column(col, justify="right")
     for rows in runs:
@@ -371,8 +405,10 @@ def _table(runs: list[list[dict]], latency: float, connections: int, on_grid: bo
         bound = r["calls"] * latency / connections if r["target"] in ("server", "live") else None
         spread = f"{min(map(_ms, rows)):.2f}-{max(map(_ms, rows)):.2f}" if len(rows) > 1 else "–"
         digests = {x["stories_sha256"] for x in rows}
+        net = 1000 * (r["cpu"] - r.get("workers_startup", 0.0)) / max(r["calls"], 1)
         t.add_row(r["method"], r["target"], str(r["workers"]), str(r["calls"]), f"{_ms(r):.2f}",
-                  f"{_ms(r, 'cpu_main'):.2f}", f"{_ms(r, 'cpu_workers'):.2f}", spread, _goal(rows, on_grid),
+                  f"{_ms(r, 'cpu_main'):.2f}", f"{_ms(r, 'cpu_workers'):.2f}", f"{net:.2f}", spread,
+                  _goal(rows, on_grid),
                   f"{r['calls'] / r['wall']:.0f}", f"{r['cpu'] / r['wall']:.0%}",
                   "–" if bound is None else f"{bound:.1f}", "–" if bound is None else f"{r['wall'] / bound:.2f}",
                   str(r.get("samples", "–")), r["stories_sha256"] if len(digests) == 1 else "differ between repeats")
