@@ -35,3 +35,26 @@ def test_a_second_batch_gets_the_same_answers() -> None:
     prompts = _prompts()
     ask = inspect_answerer("tombench/primacy", cache=False)
     assert asyncio.run(ask(prompts)) == asyncio.run(ask(prompts[::-1]))[::-1]
+
+
+def test_a_failed_call_counts_once_and_the_calls_it_cancelled_not_at_all():
+    """A batch's calls are cancelled with the first that fails for good: the call summary counts that one."""
+    import asyncio
+
+    import pytest
+
+    from tombench.dsl import Prompt
+    from tombench.generators.exploretom.search.pool import JobCalls
+    from tombench.tasks.exploretom.prompt_caller import PromptCaller
+
+    class Model:
+        async def generate(self, messages, config, cache):  # noqa: ANN001, ANN202
+            if "bad" in messages[-1].text:
+                raise ValueError("the provider refused")
+            await asyncio.sleep(10)
+
+    calls = JobCalls()
+    prompts = [Prompt(system="s", user=u) for u in ("slow 1", "bad", "slow 2")]
+    with pytest.raises(BaseExceptionGroup):  # noqa: F821 - a builtin since Python 3.11
+        asyncio.run(PromptCaller(Model(), False)(prompts, calls))  # type: ignore[arg-type]
+    assert (calls.calls, calls.errors) == (0, 1)

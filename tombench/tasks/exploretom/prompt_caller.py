@@ -56,7 +56,7 @@ class PromptCaller:
             start = time.monotonic()
             try:
                 out = await reread(lambda c: self.model.generate(messages, config=config, cache=c), self.cache)
-            except BaseException:
+            except Exception:  # a failed call; a cancelled one (its batch ended with another's failure) is not counted
                 calls.errors += 1
                 raise
             finally:
