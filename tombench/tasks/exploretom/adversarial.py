@@ -242,7 +242,7 @@ async def _run_search(md: dict[str, Any], setting: Setting, ctxs: Sequence[Any],
 
 
 class _QuestionSlots:
-    """The question samples' share of the call slots the search's workers use (`pool.SearchPool.slot`): one limit
+    """The question samples' share of the call slots the search's workers use (`pool.SearchPool.shared_slot`): one limit
     for every process's calls to the model."""
 
     def __init__(self) -> None:
@@ -259,7 +259,7 @@ class _QuestionSlots:
         target = self.targets[name]
         if pool is None or target is None:
             return contextlib.nullcontext()
-        return pool.slot(target)
+        return pool.shared_slot(target)
 
 
 @solver
@@ -279,7 +279,7 @@ def adversarial_solver(
     model event (debugging); else the search sample logs one summary of its calls. `progress`: the task's live
     counters (`LiveProgress`), fed with each search's spend and calls."""
     from tombench.generators.exploretom.contexts import resolve_contexts
-    from tombench.generators.exploretom.search.pool import shared_pool
+    from tombench.generators.exploretom.search.pool import running_pool, shared_pool
 
     ctxs = resolve_contexts(contexts)  # once per task, not per search sample
     answer_question = tom_solver(cache=True)  # the search already asked the first-order questions: cache hits
@@ -292,14 +292,17 @@ def adversarial_solver(
 
     async def solve(state: TaskState, generate: Generate) -> TaskState:
         md = state.metadata
-        pool = shared_pool(n_workers) if n_workers > 1 else None
         model = get_model()
         if md.get("tombench_kind") != SEARCH_KIND:
             for step in answer_question[:-1]:
                 state = await step(state, generate)
+            # the workers' pool if the searches started it (a question sample alone, as after an `eval-retry` that
+            # reused every search, starts none)
+            pool = running_pool(n_workers) if n_workers > 1 and not call_events else None
             # the last step is the generation: asked again here when its reply cannot be read (`kit.calls.reread`)
-            async with question_slots.slot(None if call_events else pool, model):
+            async with question_slots.slot(pool, model):
                 return await reread(lambda c: generate(state, cache=c), True)
+        pool = shared_pool(n_workers) if n_workers > 1 else None
         run = run_options.run_config(**options, model=str(model))
         setting = Setting(md["story_type"], md["people"], md["moves"], md["rooms"])
         summary = await _run_search(md, setting, ctxs, model, run, pool, call_events,

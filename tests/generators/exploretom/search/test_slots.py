@@ -350,3 +350,19 @@ def test_close_ends_the_reader_quietly_when_its_stop_message_cannot_be_sent(monk
     pool._reader.join(timeout=5)
     assert not pool._reader.is_alive()
     assert errors == []
+
+
+def test_running_pool_starts_nothing_and_shared_slot_limits_only_a_called_target():
+    """A question sample only borrows the workers' slots: it never starts a pool, and where no worker calls its
+    model there is no count of ours to borrow from."""
+    import contextlib
+
+    from tombench.generators.exploretom.search.pool import running_pool
+
+    assert running_pool(97) is None  # no pool of that size was started, and asking starts none
+    assert running_pool(97) is None
+    with SearchPool(1) as pool:
+        target = DummyTarget()
+        assert isinstance(pool.shared_slot(target), contextlib.nullcontext)
+        pool.broker(target)
+        assert not isinstance(pool.shared_slot(target), contextlib.nullcontext)

@@ -56,8 +56,8 @@ from tombench.generators.exploretom.search.evaluator import Answerer
 from tombench.generators.exploretom.search.slots import Contention, SlotBroker, WorkerSlots
 from tombench.kit.orphans import exit_when_orphaned
 
-__all__ = ["CallTarget", "JobCalls", "SearchPool", "WorkerCaller", "WorkerError", "can_spawn", "shared_pool",
-           "usable_workers"]
+__all__ = ["CallTarget", "JobCalls", "SearchPool", "WorkerCaller", "WorkerError", "can_spawn", "running_pool",
+           "shared_pool", "usable_workers"]
 
 Job = Callable[..., Awaitable[Any]]
 
@@ -222,6 +222,12 @@ class SearchPool:
         """One of `target`'s call slots for a call made in this process (`async with pool.slot(target):`)."""
         return self.broker(target).slot()
 
+    def shared_slot(self, target: CallTarget) -> AsyncContextManager[None]:
+        """`slot(target)` where the workers already call `target` (its count exists), else no limit of ours: a call
+        here then has Inspect's own limit alone, as when no worker calls."""
+        broker = self._brokers.get(target.key)
+        return contextlib.nullcontext() if broker is None else broker.slot()
+
     def close(self, grace: float = 2.0) -> None:
         """Stop the workers (jobs still running are dropped: their finished attempts were already handed over).
 
@@ -329,6 +335,13 @@ def shared_pool(workers: int) -> SearchPool:
     if pool is None or pool._closed:
         pool = _SHARED[workers] = SearchPool(workers)
     return pool
+
+
+def running_pool(workers: int) -> SearchPool | None:
+    """The shared pool of `workers` processes if one is running, without starting one (a caller that only borrows
+    its call slots must not pay for starting workers)."""
+    pool = _SHARED.get(workers)
+    return None if pool is None or pool._closed else pool
 
 
 def _close_shared() -> None:
