@@ -27,10 +27,11 @@ SOURCE = "tombench search calls"
 
 
 def _eval(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, cache: str = "cache", max_connections: int | None = None,
-          **options: Any) -> EvalLog:
+          config: dict[str, Any] | None = None, **options: Any) -> EvalLog:
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / cache))
     task = exploretom_adversarial(**{**OPTIONS, **options})
-    (log,) = eval(task, model=MODEL, log_dir=str(tmp_path / "logs"), display="none", max_connections=max_connections)
+    (log,) = eval(task, model=MODEL, log_dir=str(tmp_path / "logs"), display="none", max_connections=max_connections,
+                  **(config or {}))
     assert log.status == "success", log.error
     return log
 
@@ -114,6 +115,39 @@ def test_the_search_sample_logs_a_summary_of_its_calls(cold) -> None:
         assert info.data == calls
     # the question samples' own calls are logged as ever
     assert any(_events(s, "model") for s in log.samples if "search" not in s.metadata)
+
+
+def _question_samples(log: EvalLog) -> list[Any]:
+    out = [s for s in log.samples or [] if "search" not in (s.metadata or {})]
+    assert out, "no question sample"
+    return out
+
+
+@pytest.mark.timeout(60)
+def test_the_workers_ask_the_question_samples_prompts_ahead(cold) -> None:
+    """Every question sample's one model call is a read of the answer a worker asked for it: the eval's process
+    calls the server for none (the tokens logged are still the server's: see above)."""
+    log, _, _ = cold
+    questions = _question_samples(log)
+    for s in questions:
+        (event,) = _events(s, "model")
+        assert event.cache == "read", s.id
+    searches = _search_samples(log)
+    assert not any("questions" in s.metadata["search"]["calls"] for s in searches if not s.metadata["search"]["stories"])
+    ahead = [s.metadata["search"]["calls"]["questions"] for s in searches if s.metadata["search"]["stories"]]
+    assert sum(a["prompts"] for a in ahead) == len(questions)
+    assert all(a["errors"] == 0 and "error" not in a and a["total_tokens"] > 0 for a in ahead)
+
+
+@pytest.mark.timeout(90)
+def test_asked_ahead_with_the_evals_decoding_overrides(tmp_path, monkeypatch) -> None:
+    """`--max-tokens` / `--temperature` given to the eval apply to the question samples: the prompts asked ahead
+    carry them too, so the question samples still read every answer from the cache."""
+    with standin(monkeypatch):
+        log = _eval(tmp_path, monkeypatch, config={"max_tokens": 30, "temperature": 0.5})
+    for s in _question_samples(log):
+        (event,) = _events(s, "model")
+        assert event.cache == "read" and event.config.max_tokens == 30 and event.config.temperature == 0.5, s.id
 
 
 @pytest.mark.timeout(60)

@@ -34,7 +34,7 @@ from inspect_ai.dataset import Sample
 from inspect_ai.model import ModelOutput, get_model
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
-from tombench.dsl import Setting, Story, derive_seed, settings_grid
+from tombench.dsl import Prompt, Setting, Story, derive_seed, settings_grid
 from tombench.generators.exploretom.search import run_options
 from tombench.kit.calls import reread
 from tombench.kit.errors import OptionError
@@ -166,12 +166,51 @@ def question_samples(search_sample: Any, orders: Sequence[int]) -> list[Sample]:
     if md.get("tombench_kind") != SEARCH_KIND or search_sample.error is not None or "search" not in md:
         return []
     summary = md["search"]
-    setting = Setting(md["story_type"], md["people"], md["moves"], md["rooms"])
     model = search_sample.output.model
+    return kept_questions(summary, md, orders, lambda rec: {
+        "generator_model": model, "tombench_kind": "question", "search_g": rec["g"],
+        "search_method": summary["method"]})
+
+
+def kept_questions(summary: dict[str, Any], md: dict[str, Any], orders: Sequence[int],
+                   extra: Callable[[dict[str, Any]], dict[str, Any]] | None = None) -> list[Sample]:
+    """Every question (of `orders`) of the stories a search kept (`summary`: the search sample's metadata "search";
+    `md`: that sample's metadata) as samples; `extra(story record)` is merged into each one's metadata."""
+    setting = Setting(md["story_type"], md["people"], md["moves"], md["rooms"])
     return [q for rec in summary["stories"]
             for q in story_samples(Story.from_dict(rec["story"]), story_id=rec["id"], setting=setting, orders=orders,
-                                   extra={"generator_model": model, "tombench_kind": "question",
-                                          "search_g": rec["g"], "search_method": summary["method"]})]
+                                   extra=None if extra is None else extra(rec))]
+
+
+async def _ask_ahead(questions: Sequence[Sample], model: Any, pool: Any) -> dict[str, Any] | None:
+    """Ask the question samples' prompts now, in the search's workers, before those samples exist: their own calls
+    are then reads of Inspect's response cache, and the eval's process, which runs every sample, makes no call to
+    the model of its own (a call there cost it as much as a whole search call in a worker).
+
+    The prompts are the question samples' exactly, with the decoding parameters they will be asked with (the task's
+    config as the eval overrides it), so the cache keys are theirs. Their tokens are the search sample's (a cache
+    read adds none). None where the parameters are not all known (nothing would be read back); a failure is noted,
+    not raised: the question samples then ask themselves, with Inspect's retries."""
+    from inspect_ai.model._generate_config import active_generate_config
+
+    from tombench.dsl.prompting import SYSTEM_PROMPT
+    from tombench.generators.exploretom.search.pool import answer_prompts
+    from tombench.tasks.exploretom.answerer import calls_summary, inspect_answerer
+
+    config = active_generate_config()
+    decoding = {"temperature": config.temperature, "top_p": config.top_p, "max_tokens": config.max_tokens}
+    if not questions or None in decoding.values():
+        return None
+    prompts = list(dict.fromkeys(Prompt(system=SYSTEM_PROMPT, user=str(q.input), **decoding) for q in questions))
+    answer = inspect_answerer(model, cache=True)
+    error = None
+    try:
+        await pool.run(answer_prompts, (prompts,), answer)
+    except Exception as e:  # noqa: BLE001 - the question samples make the calls themselves
+        error = f"{type(e).__name__}: {e}"
+    out = {"prompts": len(prompts), **calls_summary(answer.stats, "workers")}
+    del out["where"]
+    return {**out, "error": error} if error else out
 
 
 def _feed(progress: LiveProgress | None, sample_id: str, unit: str) -> Callable[[SettingProgress], None]:
@@ -219,10 +258,12 @@ def _usage_since(before: dict[str, Any]) -> dict[str, Any]:
 
 
 async def _run_search(md: dict[str, Any], setting: Setting, ctxs: Sequence[Any], model: Any, run: RunConfig,
-                      pool: Any, call_events: bool, feed: Callable[[SettingProgress], None]) -> dict[str, Any]:
+                      pool: Any, call_events: bool, feed: Callable[[SettingProgress], None],
+                      orders: Sequence[int] = ()) -> dict[str, Any]:
     """One search sample's search, its model calls made in the pool's workers where the model can be rebuilt
     there, else here; its summary with the calls' account (`answerer.calls_summary`) under "calls", also shown in
-    the transcript as one info event."""
+    the transcript as one info event. With the calls in the workers, the kept stories' questions of `orders` are
+    asked there too (`_ask_ahead`: "calls"/"questions")."""
     from inspect_ai.log import transcript
     from inspect_ai.model._model import sample_model_usage
 
@@ -237,6 +278,9 @@ async def _run_search(md: dict[str, Any], setting: Setting, ctxs: Sequence[Any],
     summary["calls"] = calls_summary(stats, "workers" if in_workers else "main",
                                      None if in_workers else _usage_since(before))
     summary["calls"]["events"] = call_events
+    ahead = await _ask_ahead(kept_questions(summary, md, orders), model, pool) if in_workers and orders else None
+    if ahead is not None:
+        summary["calls"]["questions"] = ahead
     transcript().info(summary["calls"], source="tombench search calls")
     return summary
 
@@ -269,6 +313,7 @@ def adversarial_solver(
     workers: int | str | None = None,
     progress: LiveProgress | None = None,
     call_events: bool = False,
+    question_orders: Sequence[int] = (),
 ) -> Solver:
     """Search samples run the search against the model under test; question samples are answered normally.
 
@@ -277,7 +322,8 @@ def adversarial_solver(
     processes of one pool for the whole process (`pool.shared_pool`), their model calls too where the model can be
     rebuilt there (`worker_model`); 1: in this process. `call_events`: every search call made here and logged as a
     model event (debugging); else the search sample logs one summary of its calls. `progress`: the task's live
-    counters (`LiveProgress`), fed with each search's spend and calls."""
+    counters (`LiveProgress`), fed with each search's spend and calls. `question_orders`: the orders of the
+    question samples a search adds, asked ahead in the workers (`_ask_ahead`)."""
     from tombench.generators.exploretom.contexts import resolve_contexts
     from tombench.generators.exploretom.search.pool import running_pool, shared_pool
 
@@ -306,7 +352,7 @@ def adversarial_solver(
         run = run_options.run_config(**options, model=str(model))
         setting = Setting(md["story_type"], md["people"], md["moves"], md["rooms"])
         summary = await _run_search(md, setting, ctxs, model, run, pool, call_events,
-                                    _feed(progress, str(state.sample_id), run.search.budget_unit))
+                                    _feed(progress, str(state.sample_id), run.search.budget_unit), question_orders)
         kept = summary["stories"]
         state.metadata["search"] = summary
         text = (f"kept {len(kept)} of {summary['wanted']} stories; first-order accuracy "
@@ -420,7 +466,8 @@ def exploretom_adversarial(
 
     return Task(
         dataset=SampleSource.from_samples(samples, sample_complete=follow_ups),
-        solver=adversarial_solver(options, contexts, workers, progress, check_bool("call_events", call_events)),
+        solver=adversarial_solver(options, contexts, workers, progress, check_bool("call_events", call_events),
+                                  tuple(orders)),
         scorer=[adversarial_answer(check=check_mode), search_outcome()],
         config=TOM_CONFIG,
         # a sample whose calls keep failing (`kit.calls.CallFailed`) ends alone: the other settings' searches go on,

@@ -56,10 +56,17 @@ from tombench.generators.exploretom.search.evaluator import Answerer
 from tombench.generators.exploretom.search.slots import Contention, SlotBroker, WorkerSlots
 from tombench.kit.orphans import exit_when_orphaned
 
-__all__ = ["CallTarget", "JobCalls", "SearchPool", "WorkerCaller", "WorkerError", "can_spawn", "running_pool",
-           "shared_pool", "usable_workers"]
+__all__ = ["CallTarget", "JobCalls", "SearchPool", "WorkerCaller", "WorkerError", "answer_prompts", "can_spawn",
+           "running_pool", "shared_pool", "usable_workers"]
 
 Job = Callable[..., Awaitable[Any]]
+
+
+async def answer_prompts(answer: Answerer, emit: Callable[[Any], None], prompts: list[Any]) -> int:
+    """A job that only asks `prompts` (in one batch): with a response cache, their answers are then there for
+    whoever asks the same prompts later, in any process; how many were asked."""
+    await answer(prompts)
+    return len(prompts)
 
 
 @dataclass
