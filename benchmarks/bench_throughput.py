@@ -3,6 +3,8 @@
     python benchmarks/bench_throughput.py                       # issue #28's grid, both targets, three methods
     python benchmarks/bench_throughput.py --methods paper --targets server --latency 0.05 --max-connections 128
     python benchmarks/bench_throughput.py --methods improved --targets server,live --workers sweep   # the live task
+    python benchmarks/bench_throughput.py --methods improved --targets server,server-cache,live --workers 1,2 \
+        --stories-per-setting 3 --budget 300 --repeats 2                # issue #39's grid: its goals printed
 
 Two targets answer the same way (the `recency` baseline), so a method makes the same calls against both:
 
@@ -27,9 +29,12 @@ same baseline called as a plain function, no Inspect (instant - direct = Inspect
 answering, which a served model does not spend in this process; replay = the search and the harness alone).
 
 Each (method, target, workers) runs in a fresh child process. CPU is that process's user + system time from the start
-of the search (the live task: of `eval()`) to its end (its start-up, imports included, left out), split into the
-main process's and its worker processes' (`--workers`, default 1; `--workers 1,2` or `sweep`, 1 up to the cores
-present, gives a row per count); calls are the prompts the search put to the model.
+of the search (the live task: of `eval()`) to its end, split into the main process's and its worker processes'
+(`--workers`, default 1; `--workers 1,2` or `sweep`, 1 up to the cores present, gives a row per count); calls are
+the prompts the search put to the model. Left out as the process's start-up: its imports and what a process pays
+once whatever the number of calls, paid before the count starts by a warm-up (the CLI: the model built and asked
+once; the live task: one eval of one sample against the model, which imports what Inspect imports only inside
+`eval()`, its providers and the SDKs its sample set-up loads, and reads its model-info database).
 Printed per row: model calls, CPU ms per call (all, the main process's, the workers'), calls per second of wall
 time, the harness's share of wall time (CPU / wall: near 1 means the harness, not the model, sets the pace), and
 against the server the latency bound (calls x latency / connections) and wall / bound, and for the live targets
@@ -38,6 +43,11 @@ per-sample work; `--no-log-realtime` passes Inspect's option of that name). The 
 start-up (each imports Inspect and the model's client: about 2 s here); "start-ups out" is the CPU per call without
 it, the start-up of as many fresh workers measured apart right after the row (`_startup_cpu`), as the main
 process's is left out. Machine-dependent: compare rows of one run (docs/scale.md).
+
+`server-cache` is `server` with Inspect's response cache on (`tombench search` without `--no-cache`, its default):
+the live task always caches (its question samples and `inspect eval-retry` read the search's answers back), the
+`server` rows never did. With live rows, lines under the table judge issue #39 point 1 against both: the live
+task's CPU per call (start-ups out) at most 1.3x the CLI's, its main process's at most 0.15x.
 """
 
 from __future__ import annotations
@@ -73,6 +83,10 @@ METHODS = methods()
 GOALS = {"improved": 3.0, "paper": 2.5, "over-generate": 1.5}
 #: the issue's grid: the goals hold for it only
 GRID = {"story_types": "tomi,all", "people": "3", "moves": "3", "stories_per_setting": 5, "budget": 200, "seed": 0}
+#: issue #39's grid and goals for the live task against the stand-in: its CPU per call at most LIVE_GOAL x the
+#: CLI's and its main process's at most MAIN_GOAL x the CLI's whole, every start-up left out (same method, workers)
+GRID_LIVE = {**GRID, "stories_per_setting": 3, "budget": 300}
+LIVE_GOAL, MAIN_GOAL = 1.3, 0.15
 
 
 def _cpu() -> float:
@@ -203,6 +217,32 @@ def _server(latency: float, slots: int):
 
 
 # ---------------------------------------------------------------------------------------------------- one run
+def _warm_model(model: str) -> None:
+    """The CLI's one-offs before its CPU is counted: the model built and asked once (its provider's client
+    imported and made, Inspect's model-info database read at the first call's usage), as a process pays them once
+    however many calls follow."""
+    import asyncio
+
+    from inspect_ai.model import get_model
+
+    asyncio.run(get_model(model).generate("Where is the apple? Answer in one word."))
+
+
+def _warm_eval(model: str, log_dir: Path) -> None:
+    """The live task's one-offs before its CPU is counted: one eval of one sample against `model` (Inspect's
+    imports inside `eval()`, the provider's client, the model-info database, the SDKs Inspect's sample set-up
+    loads), as a process pays them once; the search's workers' start-up is measured apart (`_startup_cpu`)."""
+    from inspect_ai import Task
+    from inspect_ai import eval as inspect_eval
+    from inspect_ai.dataset import Sample
+    from inspect_ai.solver import generate
+
+    task = Task(dataset=[Sample(input="Where is the apple? Answer in one word.")], solver=generate())
+    (log,) = inspect_eval(task, model=model, log_dir=str(log_dir), display="none")
+    if log.status != "success":
+        raise SystemExit(f"the warm-up eval failed: {log.error}")
+
+
 def _one(method: str, model: str, args: argparse.Namespace) -> dict:
     """Run one search in this process; its calls, CPU and wall time (the start-up is measured apart)."""
     start = _cpu()
@@ -213,6 +253,8 @@ def _one(method: str, model: str, args: argparse.Namespace) -> dict:
     import tombench.generators.exploretom.search.runner  # noqa: F401
     import tombench.tasks.exploretom.answerer as adapter
 
+    if args.answers is None:
+        _warm_model(model)
     calls = [0]
     make = adapter.inspect_answerer
 
@@ -236,9 +278,11 @@ def _one(method: str, model: str, args: argparse.Namespace) -> dict:
 
     adapter.inspect_answerer = counting
     with tempfile.TemporaryDirectory() as tmp:
+        if args.cache:
+            os.environ["INSPECT_CACHE_DIR"] = str(Path(tmp) / "cache")  # a cold cache: no answer from an earlier run
         argv = ["--model", model, "--story-types", args.story_types, "--asymmetric", "both", "--people", args.people,
                 "--moves", args.moves, "--stories-per-setting", str(args.stories_per_setting), "--budget",
-                str(args.budget), "--budget-unit", "calls", "--seed", str(args.seed), "--no-cache",
+                str(args.budget), "--budget-unit", "calls", "--seed", str(args.seed), *([] if args.cache else ["--no-cache"]),
                 "--out", str(Path(tmp) / "run"), "--workers", str(args.workers), *METHODS[method]]
         if args.max_connections:
             argv += ["--max-connections", str(args.max_connections)]
@@ -289,6 +333,7 @@ def _live(method: str, model: str, args: argparse.Namespace) -> dict:
         workers=workers, method=name, **opts)
     url = os.environ["LOCAL_BASE_URL"]
     with tempfile.TemporaryDirectory() as tmp:
+        _warm_eval(model, Path(tmp) / "warm")
         os.environ["INSPECT_CACHE_DIR"] = str(Path(tmp) / "cache")  # no answer from an earlier run's cache
         n0, (m0, k0), w0 = _served(url), _cpu_split(), time.perf_counter()
         (log,) = inspect_eval(task, model=model, log_dir=str(Path(tmp) / "logs"), display="none",
@@ -351,7 +396,7 @@ def _child(method: str, target: str, args: argparse.Namespace, url: str | None, 
     repeat (each repeat's replay reads the answers of its own direct run)."""
     env = dict(os.environ)
     model = "tombench/recency"
-    if target in ("server", "live"):
+    if target in ("server", "server-cache", "live"):
         env.update(LOCAL_BASE_URL=url or "", LOCAL_API_KEY="none")
         model = "openai-api/local/recency"
     elif target == "live-vllm":  # the live task against the user's server (its /served counts the calls, if any)
@@ -364,8 +409,10 @@ def _child(method: str, target: str, args: argparse.Namespace, url: str | None, 
            args.story_types, "--people", args.people, "--moves", args.moves, "--stories-per-setting",
            str(args.stories_per_setting), "--budget", str(args.budget), "--seed", str(args.seed), "--workers",
            str(workers)]
-    if target in ("server", "vllm", "live", "live-vllm") or args.max_connections:
+    if target in ("server", "server-cache", "vllm", "live", "live-vllm") or args.max_connections:
         cmd += ["--max-connections", str(args.max_connections or 64)]
+    if target == "server-cache":
+        cmd += ["--cache"]
     if target in ("direct", "replay"):
         cmd += ["--answers", str(args.tables / f"{method}-{rep}.pkl")]
     if args.no_log_realtime:
@@ -401,11 +448,11 @@ def _table(runs: list[list[dict]], latency: float, connections: int, on_grid: bo
                 "calls / s", "harness share of wall", "latency bound s", "wall / bound", "samples", "stories sha256"):
         t.add_column(col, justify="right")
     for rows in runs:
-        r = sorted(rows, key=_ms)[(len(rows) - 1) // 2]  # the median run (the lower one of an even count)
-        bound = r["calls"] * latency / connections if r["target"] in ("server", "live") else None
+        r = _median(rows)  # the median run (the lower one of an even count)
+        bound = r["calls"] * latency / connections if r["target"] in ("server", "server-cache", "live") else None
         spread = f"{min(map(_ms, rows)):.2f}-{max(map(_ms, rows)):.2f}" if len(rows) > 1 else "–"
         digests = {x["stories_sha256"] for x in rows}
-        net = 1000 * (r["cpu"] - r.get("workers_startup", 0.0)) / max(r["calls"], 1)
+        net = _net(r)
         t.add_row(r["method"], r["target"], str(r["workers"]), str(r["calls"]), f"{_ms(r):.2f}",
                   f"{_ms(r, 'cpu_main'):.2f}", f"{_ms(r, 'cpu_workers'):.2f}", f"{net:.2f}", spread,
                   _goal(rows, on_grid),
@@ -415,9 +462,40 @@ def _table(runs: list[list[dict]], latency: float, connections: int, on_grid: bo
     Console(width=190).print(t)
 
 
+def _median(rows: list[dict]) -> dict:
+    return sorted(rows, key=_ms)[(len(rows) - 1) // 2]
+
+
+def _net(r: dict) -> float:
+    """CPU ms per call with every start-up left out (the workers' measured apart)."""
+    return 1000 * (r["cpu"] - r.get("workers_startup", 0.0)) / max(r["calls"], 1)
+
+
+def _live_goals(runs: dict[tuple[str, str, int], list[dict]], on_grid: bool) -> list[str]:
+    """Issue #39 point 1 for each live row against the CLI's row of the same method and workers: without the
+    response cache (`server`, the issue's figures) and with it (`server-cache`: the same work as the live task,
+    which always caches); a verdict on the issue's grid only."""
+    out = []
+    for (method, target, n), rows in runs.items():
+        live = _median(rows)
+        for base, what in (("server", "the CLI, no cache"), ("server-cache", "the CLI with its cache")):
+            if target != "live" or n < 2 or (method, base, n) not in runs:  # one process: nothing is off its main
+                continue
+            cli = _net(_median(runs[method, base, n]))
+            ratio, main = _net(live) / cli, _ms(live, "cpu_main") / cli
+
+            def verdict(x: float, goal: float) -> str:
+                return f"goal ≤ {goal}x: {'met' if x <= goal else 'not met'}" if on_grid else "not the issue's grid"
+
+            out.append(f"{method}, {n} workers, live vs {what} ({cli:.2f} ms): CPU per call {_net(live):.2f} ms = "
+                       f"{ratio:.2f}x ({verdict(ratio, LIVE_GOAL)}); main {_ms(live, 'cpu_main'):.2f} ms = {main:.2f}x "
+                       f"({verdict(main, MAIN_GOAL)})")
+    return out
+
+
 def _check_targets(ap: argparse.ArgumentParser, args: argparse.Namespace, targets: list[str]) -> None:
     """Known targets only; vllm needs its server; replay needs the table direct writes, so direct must come first."""
-    known = {"instant", "server", "vllm", "direct", "replay", "live", "live-vllm"}
+    known = {"instant", "server", "server-cache", "vllm", "direct", "replay", "live", "live-vllm"}
     if set(targets) - known:
         ap.error(f"unknown targets {sorted(set(targets) - known)}")
     for t in {"vllm", "live-vllm"} & set(targets):
@@ -433,7 +511,7 @@ def _measure(args: argparse.Namespace, rows: list[tuple[str, str, int]]) -> dict
     runs: dict[tuple[str, str, int], list[dict]] = {row: [] for row in rows}
     with contextlib.ExitStack() as stack:
         args.tables = Path(stack.enter_context(tempfile.TemporaryDirectory()))
-        served = {"server", "live"} & {t for _, t, _ in rows}
+        served = {"server", "server-cache", "live"} & {t for _, t, _ in rows}
         url = stack.enter_context(_server(args.latency, args.slots)) if served else None
         # repeats interleaved (every row once, then again): a shared machine's load drifts over minutes
         for rep in range(args.repeats):
@@ -466,7 +544,8 @@ def main() -> None:
     ap.add_argument("--targets", default="instant,server",
                     help="comma-separated: instant, server, vllm (a running server: --base-url, --served-model), "
                          "direct, replay (replay after direct), live (the live task against the server's stand-in), live-vllm "
-                         "(the live task against a running server: --base-url, --served-model)")
+                         "(the live task against a running server: --base-url, --served-model), server-cache (server with "
+                         "Inspect's response cache on, as `tombench search` runs by default and the live task always)")
     ap.add_argument("--base-url", default=None, help="the vllm target's OpenAI-compatible base URL, e.g. "
                     "http://127.0.0.1:8000/v1")
     ap.add_argument("--served-model", default=None, help="the vllm target's model name as the server knows it")
@@ -492,6 +571,7 @@ def main() -> None:
     ap.add_argument("--one", nargs=2, metavar=("METHOD", "MODEL"), help=argparse.SUPPRESS)
     ap.add_argument("--live", nargs=2, metavar=("METHOD", "MODEL"), help=argparse.SUPPRESS)
     ap.add_argument("--answers", type=Path, default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--cache", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--serve", type=int, metavar="PORT", help=argparse.SUPPRESS)
     args = ap.parse_args()
     if args.serve:
@@ -512,6 +592,8 @@ def main() -> None:
     runs = _measure(args, [(m, t, n) for m in methods for t in targets for n in _worker_counts(ap, args.workers)])
     on_grid = all(str(getattr(args, k)) == str(v) for k, v in GRID.items())
     _table(list(runs.values()), args.latency, args.max_connections or 64, on_grid)
+    for line in _live_goals(runs, all(str(getattr(args, k)) == str(v) for k, v in GRID_LIVE.items())):
+        print(line)
     if args.json:
         args.json.write_text(json.dumps([r for rows in runs.values() for r in rows], indent=2) + "\n")
 

@@ -82,6 +82,26 @@ def test_the_goal_is_judged_on_the_median_run_of_the_instant_target_on_the_grid(
     assert bench._goal([{**runs[0], "target": "server"}], on_grid=True) == "–"
 
 
+def test_the_live_goals_are_judged_against_the_cli_with_and_without_its_cache() -> None:
+    """Issue #39 point 1: per live row with workers, start-ups out, against the CLI's row of the same method and
+    workers; no line for one process (nothing is off its main process) and no verdict off the issue's grid."""
+    bench = _bench()
+
+    def row(target: str, cpu: float, main: float, startup: float = 0.0) -> dict:
+        return {"method": "improved", "target": target, "calls": 1000, "cpu": cpu, "cpu_main": main,
+                "workers_startup": startup}
+
+    runs = {("improved", "server", 2): [row("server", 6.0, 0.1, 1.0)],  # 5.0 ms start-ups out
+            ("improved", "server-cache", 2): [row("server-cache", 7.0, 0.1, 1.0)],  # 6.0
+            ("improved", "live", 2): [row("live", 8.0, 0.8, 1.0)],  # 7.0, main 0.8
+            ("improved", "live", 1): [row("live", 9.0, 9.0)]}
+    no_cache, cached = bench._live_goals(runs, on_grid=True)
+    assert "= 1.40x (goal ≤ 1.3x: not met)" in no_cache and "main 0.80 ms = 0.16x (goal ≤ 0.15x: not met)" in no_cache
+    assert "with its cache (6.00 ms)" in cached and "= 1.17x (goal ≤ 1.3x: met)" in cached
+    assert "= 0.13x (goal ≤ 0.15x: met)" in cached
+    assert all("not the issue's grid" in x for x in bench._live_goals(runs, on_grid=False))
+
+
 @pytest.mark.gpu
 @pytest.mark.timeout(1800)
 def test_live_search_against_a_vllm_server(tmp_path: Path) -> None:

@@ -140,6 +140,31 @@ def test_the_workers_ask_the_question_samples_prompts_ahead(cold) -> None:
 
 
 @pytest.mark.timeout(90)
+def test_a_failed_ask_ahead_leaves_the_questions_to_their_samples(tmp_path, monkeypatch) -> None:
+    """Asking ahead is an optimisation: when it fails (here: the job never reaches a worker), the search sample
+    still succeeds, notes the failure, and the question samples ask the model themselves."""
+    from tombench.generators.exploretom.search import pool as pool_module
+
+    real = pool_module.SearchPool.run
+
+    async def run(self: Any, job: Any, args: tuple, answer: Any, on_event: Any = lambda m: None) -> Any:
+        if job is pool_module.answer_prompts:
+            raise RuntimeError("the worker is gone")
+        return await real(self, job, args, answer, on_event)
+
+    monkeypatch.setattr(pool_module.SearchPool, "run", run)
+    with standin(monkeypatch) as server:
+        log = _eval(tmp_path, monkeypatch)
+        assert _stats(server)["tokens"] == _logged_tokens(log)
+    searches = [s for s in _search_samples(log) if s.metadata["search"]["stories"]]
+    assert searches and all(s.metadata["search"]["calls"]["questions"]["error"] == "RuntimeError: the worker is gone"
+                            for s in searches)
+    questions = _question_samples(log)
+    assert all(s.scores for s in questions)
+    assert any(e.cache != "read" for s in questions for e in _events(s, "model"))
+
+
+@pytest.mark.timeout(90)
 def test_asked_ahead_with_the_evals_decoding_overrides(tmp_path, monkeypatch) -> None:
     """`--max-tokens` / `--temperature` given to the eval apply to the question samples: the prompts asked ahead
     carry them too, so the question samples still read every answer from the cache."""
