@@ -14,6 +14,9 @@ target (Inspect's connection limits and response cache apply). When it finds a s
 question of that story becomes a scored sample of this task (`question_samples`, returned when the search sample
 completes, so that `inspect eval-retry` regenerates them from a reused search sample), answered by the model the paper's way
 and scored by `tom_answer`, with the action set, asymmetry, people, moves, order and interesting flags as metadata.
+Where the search's calls are made in its worker processes, the workers also ask those questions as the search ends
+(`_ask_ahead`: the same prompts and decoding parameters), so each question sample's call is a read of Inspect's
+response cache and the eval's process, which runs every sample, makes no model call of its own.
 The search trace is kept in the search sample's metadata. A search that finds nothing within its budget is not
 dropped: `search_outcome` scores the share of the requested stories found, and its `settings_filled` metric the share
 of settings where all of them were (the paper's fill, as `tombench search` and `benchmarks/bench_search.py` count it).
