@@ -31,7 +31,7 @@ KINDS = {"correct": True, "wrong": False, "paraphrase_correct": True, "paraphras
 def load_items(data: Path | None) -> list[dict[str, str]]:
     if data is None:
         return json.loads(ITEMS.read_text(encoding="utf-8"))
-    from tombench.tasks.suites.fantom import load_sets
+    from tombench.tasks.fantom.fantom import load_sets
 
     return [{"correct": str(b["correct_answer"]), "wrong": str(b["wrong_answer"]), "tom_type": str(b.get("tom_type")),
              "accessibility": str(b.get("missed_info_accessibility"))}

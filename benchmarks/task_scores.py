@@ -35,7 +35,7 @@ from rich.console import Console
 from rich.table import Table
 
 ROOT = Path(__file__).resolve().parents[1]
-SUITES = ROOT / "tests" / "tasks" / "suites" / "fixtures"
+SUITES = ROOT / "tests" / "tasks"
 PERSUASION = ROOT / "tombench" / "data" / "persuasion" / "ctompersu_sample.json"
 MODELS = ("tombench/recency", "tombench/primacy", "tombench/random")
 ROLES = {"persuadee": "tombench/primacy", "grader": "tombench/random"}

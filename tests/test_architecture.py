@@ -2,9 +2,12 @@
 
 * `dsl/` is pure: it imports only itself and the standard library (no Inspect, no I/O libraries, no other part).
 * `kit/` is the shared kit: it imports only itself and `dsl` (never a part that uses it).
-* Families never import each other: a module of family F (`tasks/F`, `scorers/F`, `generators/F`, or `F.py` in
-  those parts) imports no module of another family. What two families share lives in `dsl`, `kit` or a shared
-  module at the top of a part (`tasks/story_questions.py`, `scorers/story_questions.py`).
+* Families never import each other: a module of family F (`scorers/F`, `generators/F`, or `F.py` in those parts;
+  under `tasks/` one folder per eval, each eval of one family: `tasks/tomi` is of the suites) imports no module of
+  another family, and an eval imports no other eval. What two families share lives in `dsl`, `kit` or a shared
+  module of a part (`tasks/shared/`, `scorers/story_questions.py`).
+* `tasks/` holds one folder per eval (inspect_evals' layout, checked by `inspect-evals-lint`) and the helper
+  package `tasks/shared/`; no module sits at its top.
 * Data flows one way: generators never import tasks or scorers, scorers never import tasks, and no part imports
   the CLI (`cli.py`, `commands/`).
 * No import cycle, and no private name crosses a module: a `_name` is imported only where it is defined, a
@@ -22,6 +25,12 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "tombench"
 FAMILIES = ("exploretom", "suites", "tomsynth", "persuasion")
 PARTS = ("tasks", "scorers", "generators")
+#: the evals under `tasks/` (one folder each) and the family each belongs to
+EVALS = {"exploretom": "exploretom", "tomi": "suites", "hitom": "suites", "bigtom": "suites", "opentom": "suites",
+         "fantom": "suites", "simpletom": "suites", "tom_bench": "suites", "tomsynth": "tomsynth",
+         "persuasion": "persuasion"}
+#: the helper packages under `tasks/` (inspect-evals-lint's `helper-dirs`)
+TASK_HELPERS = ("shared",)
 
 
 def _module(path: Path) -> str:
@@ -52,9 +61,16 @@ MODULES = {_module(p): _imports(p) for p in sorted(PACKAGE.rglob("*.py"))}
 
 def _family(module: str) -> str | None:
     parts = module.split(".")
+    if len(parts) >= 3 and parts[1] == "tasks":
+        return EVALS.get(parts[2])
     if len(parts) >= 3 and parts[1] in PARTS and parts[2] in FAMILIES:
         return parts[2]
     return None
+
+
+def _eval(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[2] if len(parts) >= 3 and parts[1] == "tasks" and parts[2] in EVALS else None
 
 
 def test_the_package_has_the_parts_of_the_design() -> None:
@@ -98,6 +114,20 @@ def test_families_never_import_each_other() -> None:
         if other:
             crossing[module] = other
     assert not crossing
+
+
+def test_evals_never_import_each_other() -> None:
+    crossing = {m: sorted(i for i in imps if _eval(i) not in (None, _eval(m))) for m, imps in MODULES.items()
+                if _eval(m) is not None}
+    assert not {m: v for m, v in crossing.items() if v}
+
+
+def test_tasks_hold_one_folder_per_eval() -> None:
+    """Every folder under `tasks/` is an eval or a helper package, every eval has its folder, nothing else is there."""
+    tasks = PACKAGE / "tasks"
+    folders = {p.name for p in tasks.iterdir() if p.is_dir() and p.name != "__pycache__"}
+    assert folders == set(EVALS) | set(TASK_HELPERS)
+    assert sorted(p.name for p in tasks.glob("*.py")) == ["__init__.py"]
 
 
 def test_data_flows_one_way() -> None:

@@ -6,16 +6,13 @@ inside task functions, never here.
 
 # ruff: noqa: F401
 from tombench.models.provider import tombench_baselines
-from tombench.tasks.exploretom.adversarial import exploretom_adversarial
-from tombench.tasks.exploretom.random import exploretom_random
-from tombench.tasks.exploretom.static import exploretom_static
-from tombench.tasks.exploretom.transfer import exploretom_transfer
+from tombench.tasks.bigtom import bigtom
+from tombench.tasks.exploretom import exploretom_adversarial, exploretom_random, exploretom_static, exploretom_transfer
+from tombench.tasks.fantom import fantom
+from tombench.tasks.hitom import hitom
+from tombench.tasks.opentom import opentom
 from tombench.tasks.persuasion import persuasion_dynamic, persuasion_fixed
-from tombench.tasks.suites.bigtom import bigtom
-from tombench.tasks.suites.fantom import fantom
-from tombench.tasks.suites.hitom import hitom
-from tombench.tasks.suites.opentom import opentom
-from tombench.tasks.suites.simpletom import simpletom
-from tombench.tasks.suites.tom_bench import tom_bench
-from tombench.tasks.suites.tomi import tomi
+from tombench.tasks.simpletom import simpletom
+from tombench.tasks.tom_bench import tom_bench
+from tombench.tasks.tomi import tomi
 from tombench.tasks.tomsynth import tomsynth

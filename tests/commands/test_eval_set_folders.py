@@ -11,7 +11,7 @@ from inspect_ai import eval_set
 
 from tombench.cli import main
 from tombench.tasks.exploretom.adversarial import exploretom_adversarial
-from tombench.tasks.suites.tomi import tomi
+from tombench.tasks.tomi.tomi import tomi
 
 
 @pytest.fixture(scope="module")

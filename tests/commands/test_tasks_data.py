@@ -35,10 +35,11 @@ def test_catalog_declares_every_registered_task() -> None:
     assert sorted(names) == sorted(REGISTERED)
     by_name = {entry.task: entry for entry in catalog()}
     # read from the tasks' own pinned sources, not a copy
-    from tombench.tasks.suites import hitom, tom_bench
+    from tombench.tasks.hitom.hitom import SOURCE as HITOM
+    from tombench.tasks.tom_bench.tom_bench import FILES as TOMBENCH
 
-    assert by_name["hitom"].sources == {"data": hitom.SOURCE}
-    assert by_name["tom_bench"].sources == tom_bench.FILES
+    assert by_name["hitom"].sources == {"data": HITOM}
+    assert by_name["tom_bench"].sources == TOMBENCH
     assert not by_name["exploretom_random"].sources and by_name["exploretom_random"].offline == "always"
 
 

@@ -16,10 +16,10 @@ from inspect_ai.solver import generate
 from tombench.kit.pinning import TaskData
 from tombench.kit.suites import SuiteInfo
 from tombench.scorers.suites.choice import choice_answer, suite_metrics
-from tombench.tasks.suites import digest, format_options, letters_for, suite_metadata
+from tombench.tasks.shared import digest, format_options, letters_for, suite_metadata
 
-INFO = SuiteInfo("dummy", task="dummy_suite", label="Dummy-ToM", fixture="dummy_suite.jsonl", groups=("kind",))
-DATA = TaskData("dummy_suite", "nothing: three items in tests/tasks/suites/fixtures", items=3, offline="always")
+INFO = SuiteInfo("dummy", task="dummy_suite", label="Dummy-ToM", fixture="../kit/fixtures/dummy_suite.jsonl", groups=("kind",))
+DATA = TaskData("dummy_suite", "nothing: three items in tests/kit/fixtures", items=3, offline="always")
 
 
 def record_to_sample(record: dict) -> Sample:

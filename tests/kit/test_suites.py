@@ -24,7 +24,7 @@ from tombench.kit import suites as registry_of_suites
 from tombench.kit.suites import SuiteInfo, register_suite, suite_info, suite_label, suites
 
 ROOT = Path(__file__).resolve().parents[2]
-FIXTURES = ROOT / "tests" / "tasks" / "suites" / "fixtures"
+FIXTURES = ROOT / "tests" / "tasks"
 
 
 def _task_scores() -> ModuleType:
@@ -64,8 +64,9 @@ def test_a_name_or_task_registered_twice_is_refused(monkeypatch: pytest.MonkeyPa
 
 
 def test_every_record_is_a_registered_task_with_a_fixture_and_in_the_docs() -> None:
-    tasks = {name for name, fn in vars(registry).items() if getattr(fn, "__module__", "").startswith(
-        "tombench.tasks.suites.")}
+    suite_evals = ("tomi", "hitom", "bigtom", "opentom", "fantom", "simpletom", "tom_bench")
+    tasks = {name for name, fn in vars(registry).items()
+             if getattr(fn, "__module__", "").startswith(tuple(f"tombench.tasks.{e}." for e in suite_evals))}
     assert {s.task for s in suites()} == tasks
     table = (ROOT / "docs" / "suites.md").read_text(encoding="utf-8")
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
@@ -103,6 +104,6 @@ def test_a_dummy_suite_appears_in_the_report_on_a_log_of_it(dummy: SuiteInfo, tm
 def test_a_dummy_suite_appears_in_the_benchmarks(dummy: SuiteInfo, tmp_path: Path) -> None:
     bench = _task_scores()
     cases = bench._cases(tmp_path)
-    assert ("tombench/dummy_suite", {"data": str(FIXTURES / "dummy_suite.jsonl")}, {}) in cases
+    assert ("tombench/dummy_suite", {"data": str(FIXTURES / dummy.fixture)}, {}) in cases
     rows = bench.run(only=["tombench/dummy_suite"])
     assert len(rows) == 3 and all(r["status"] == "success" and r["samples"] == 3 for r in rows.values())

@@ -19,7 +19,7 @@ def persuasion_log(tmp_path_factory) -> str:
     """persuasion_fixed graded by the recency baseline: the grader's verdicts are unreadable, so `persuasive` is NaN."""
     from inspect_ai import eval as inspect_eval
 
-    from tombench.tasks.persuasion import persuasion_fixed
+    from tombench.tasks.persuasion.persuasion import persuasion_fixed
 
     [log] = inspect_eval(persuasion_fixed(dataset=str(SAMPLE)), model="tombench/recency",
                          log_dir=str(tmp_path_factory.mktemp("logs")), display="none")

@@ -140,7 +140,7 @@ def _tomsynth_items(path: Path) -> Path:
 @pytest.mark.parametrize(("answer_format", "metric"), [("letter", "accuracy"), ("think", "reward/mean")])
 def test_tomsynth_task_with_primacy(tmp_path: Path, answer_format: str, metric: str) -> None:
     """A real tombench task runs offline on a baseline: multiple choice in the format the task asks for."""
-    from tombench.tasks.tomsynth import tomsynth
+    from tombench.tasks.tomsynth.tomsynth import tomsynth
 
     data = _tomsynth_items(tmp_path / "items.jsonl")
     (log,) = eval(tomsynth(data=str(data), answer_format=answer_format), model="tombench/primacy",

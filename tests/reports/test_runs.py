@@ -16,9 +16,9 @@ from tombench.cli import main
 from tombench.kit.intervals import wilson_interval
 from tombench.reports import load_records, load_suite_results, per_action_set_table, repeat_notes, suites_table
 from tombench.tasks.exploretom.random import exploretom_random
-from tombench.tasks.suites.tomi import tomi
+from tombench.tasks.tomi.tomi import tomi
 
-TOMI_FIXTURE = Path(__file__).parents[1] / "tasks" / "suites" / "fixtures" / "fb_all_test.txt"
+TOMI_FIXTURE = Path(__file__).parents[1] / "tasks" / "tomi" / "fixtures" / "fb_all_test.txt"
 
 
 def _random(folder: Path, people: int = 2) -> Path:

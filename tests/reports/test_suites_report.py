@@ -12,22 +12,22 @@ from tombench.cli import main
 from tombench.kit.intervals import wilson_interval
 from tombench.leaderboard._from_log import row_from_log
 from tombench.reports import load_suite_results, suite_groups_tables, suites_table
-from tombench.tasks.suites.bigtom import bigtom
-from tombench.tasks.suites.hitom import hitom
-from tombench.tasks.suites.opentom import opentom
-from tombench.tasks.suites.tomi import tomi
+from tombench.tasks.bigtom.bigtom import bigtom
+from tombench.tasks.hitom.hitom import hitom
+from tombench.tasks.opentom.opentom import opentom
+from tombench.tasks.tomi.tomi import tomi
 
-FIXTURES = Path(__file__).parents[1] / "tasks" / "suites" / "fixtures"
+FIXTURES = Path(__file__).parents[1] / "tasks"
 
 
 @pytest.fixture(scope="module")
 def logs(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("suite-logs")
     tasks = [
-        tomi(data=str(FIXTURES / "fb_all_test.txt")),
-        hitom(data=str(FIXTURES / "Hi-ToM_data.json"), order="0,1"),
-        bigtom(data=str(FIXTURES / "bigtom.csv"), variable="forward_belief"),
-        opentom(data=str(FIXTURES / "opentom"), genre="attitude"),
+        tomi(data=str(FIXTURES / "tomi/fixtures/fb_all_test.txt")),
+        hitom(data=str(FIXTURES / "hitom/fixtures/Hi-ToM_data.json"), order="0,1"),
+        bigtom(data=str(FIXTURES / "bigtom/fixtures/bigtom.csv"), variable="forward_belief"),
+        opentom(data=str(FIXTURES / "opentom/fixtures"), genre="attitude"),
     ]
     inspect_eval(tasks, model=["tombench/oracle", "tombench/primacy"], log_dir=str(out), display="none")
     return out
@@ -80,9 +80,9 @@ def test_leaderboard_rows_carry_the_suite_headline(logs: Path) -> None:
 
 
 def test_tombench_cell_is_the_papers_avg_per_language(tmp_path: Path) -> None:
-    from tombench.tasks.suites.tom_bench import tom_bench
+    from tombench.tasks.tom_bench.tom_bench import tom_bench
 
-    inspect_eval(tom_bench(data=str(FIXTURES / "tombench"), tries=1), model="tombench/primacy", log_dir=str(tmp_path),
+    inspect_eval(tom_bench(data=str(FIXTURES / "tom_bench/fixtures"), tries=1), model="tombench/primacy", log_dir=str(tmp_path),
                  display="none")
     (result,) = load_suite_results([tmp_path])
     assert result.headline == "avg" and set(result.parts) == {"avg_zh", "avg_en"}
@@ -102,10 +102,10 @@ def test_chance_row_is_the_chance_of_the_samples_scored(tmp_path: Path) -> None:
     """Issue #31 point 4: the chance row reads the logged chance of the samples scored (Hi-ToM: a subset's, the full
     run's equal to the task's; the fixture's items all have 15 options, so `test_chance.py` checks a subset of mixed
     k on ToMBench's logged metric). ToMBench (headline AVG): a run of 4-option items only reads 25.0, not 26.0."""
-    from tombench.tasks.suites.tom_bench import tom_bench
+    from tombench.tasks.tom_bench.tom_bench import tom_bench
 
     def hi() -> object:
-        return hitom(data=str(FIXTURES / "Hi-ToM_data.json"))
+        return hitom(data=str(FIXTURES / "hitom/fixtures/Hi-ToM_data.json"))
 
     ks = {s.id: len(s.metadata["options"]) for s in hi().dataset}  # type: ignore[attr-defined]
     widest = [sid for sid, k in ks.items() if k == max(ks.values())][:3]
@@ -116,7 +116,7 @@ def test_chance_row_is_the_chance_of_the_samples_scored(tmp_path: Path) -> None:
     assert r_full.chance == pytest.approx(full.eval.metadata["chance"])
     assert r_part.chance == pytest.approx(1 / max(ks.values()))
     assert suites_table([r_part]).rows[-1] == ["chance", f"{100 / max(ks.values()):.1f}"]
-    task = tom_bench(data=str(FIXTURES / "tombench"), tries=1, language="en")
+    task = tom_bench(data=str(FIXTURES / "tom_bench/fixtures"), tries=1, language="en")
     four = [s.id for s in task.dataset if s.metadata["k"] == 4]
     inspect_eval(task, model="tombench/oracle", sample_id=four, log_dir=str(tmp_path / "tb"), display="none")
     (r_tb,) = load_suite_results([tmp_path / "tb"])

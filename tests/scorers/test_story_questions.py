@@ -11,7 +11,7 @@ from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ModelUsage, get_model
 
 from tombench.scorers.story_questions import TOM_DIMENSIONS, judge, tom_answer, validate_check
-from tombench.tasks.story_questions import TOM_CONFIG, tom_sample, tom_solver
+from tombench.tasks.shared.story_questions import TOM_CONFIG, tom_sample, tom_solver
 
 STORY = (
     "Anne entered the kitchen. Beth entered the kitchen. Anne moved the apple to the box, which is also located in "

@@ -20,7 +20,7 @@ import pytest
 
 from tombench.kit.errors import OptionError
 
-FIXTURES = Path(__file__).parent / "suites" / "fixtures"
+FIXTURES = Path(__file__).parent
 BINARY = b"\x89PNG\r\n\x1a\n\x00\xff\xfe" + bytes(range(256))
 
 
@@ -48,7 +48,7 @@ def _transfer(p: str) -> object:
 
 
 def _tomsynth(p: str) -> object:
-    from tombench.tasks.tomsynth import tomsynth
+    from tombench.tasks.tomsynth.tomsynth import tomsynth
 
     return tomsynth(data=p)
 
@@ -57,14 +57,14 @@ def _suite(name: str) -> Callable[[str], object]:
     def build(p: str) -> object:
         import importlib
 
-        module = importlib.import_module(f"tombench.tasks.suites.{name}")
+        module = importlib.import_module(f"tombench.tasks.{name}.{name}")
         return getattr(module, name)(data=p)
 
     return build
 
 
 def _persuasion(p: str) -> object:
-    from tombench.tasks.persuasion import persuasion_fixed
+    from tombench.tasks.persuasion.persuasion import persuasion_fixed
 
     return persuasion_fixed(dataset=p)
 
@@ -78,9 +78,9 @@ LOADERS = [
     Loader("hitom", _suite("hitom"), "Hi-ToM_data.json", layout="json"),
     Loader("bigtom", _suite("bigtom"), "bigtom.csv", layout="text"),
     Loader("fantom", _suite("fantom"), "fantom_v1.json", layout="json"),
-    Loader("opentom", _suite("opentom"), "attitude.json", fixture="opentom", layout="json"),
-    Loader("simpletom", _suite("simpletom"), "behavior-qa/test.jsonl", fixture="simpletom"),
-    Loader("tom_bench", _suite("tom_bench"), "False Belief Task.jsonl", fixture="tombench"),
+    Loader("opentom", _suite("opentom"), "attitude.json", fixture="opentom/fixtures", layout="json"),
+    Loader("simpletom", _suite("simpletom"), "behavior-qa/test.jsonl", fixture="simpletom/fixtures"),
+    Loader("tom_bench", _suite("tom_bench"), "False Belief Task.jsonl", fixture="tom_bench/fixtures"),
     Loader("persuasion_fixed", _persuasion, "dialogues.json", layout="json"),
 ]
 

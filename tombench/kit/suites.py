@@ -1,6 +1,6 @@
 """The registry of the established ToM suites: one record per suite, read by every list that names them.
 
-The suites' task modules (`tombench/tasks/suites/`), `tombench report suites`, `tombench tasks` and the benchmarks
+The suites' task packages (`tombench/tasks/<task>/`), `tombench report suites`, `tombench tasks` and the benchmarks
 all read the records here, so a suite is added once: its module, its record below (and its task's import in
 `tombench/_registry.py`, which registers the task with Inspect). The records live in the kit, not beside the task
 modules, because the reports read them and may import only the kit: a report never imports a task.
@@ -26,8 +26,8 @@ class SuiteInfo:
     `name` is the key in a log's task metadata (`suite`) and of the report's column; `task` the Inspect task name
     (`inspect eval tombench/<task>`); `label` the paper's spelling, the column title; `headline` the metric the
     suite's paper reports (a metric name in the log) and `groups` the breakdown dimensions of its own table
-    (`tombench report suites --groups`). `fixture` is the suite's test file in the authors' layout, under
-    `tests/tasks/suites/fixtures/` (convention 7 of `tombench.tasks.suites`), and `fixture_args` any other task
+    (`tombench report suites --groups`). `fixture` is the suite's test file (or folder) in the authors' layout, relative to
+    `tests/tasks/` (`<task>/fixtures/...`, convention 7 of `tombench.tasks.shared`), and `fixture_args` any other task
     argument that its offline run needs: the benchmarks run every registered suite on it.
     """
 
@@ -73,14 +73,14 @@ def suite_label(name: str) -> str:
 
 # ExploreToM Table 3's five, then ToM-Synth Table 1's others: the column order of the cross-suite table.
 for _info in (
-    SuiteInfo("tomi", task="tomi", label="ToMi", fixture="fb_all_test.txt", groups=("question_type", "story_type")),
-    SuiteInfo("hitom", task="hitom", label="Hi-ToM", fixture="Hi-ToM_data.json", groups=("order", "tell")),
-    SuiteInfo("bigtom", task="bigtom", label="BigToM", fixture="bigtom.csv", groups=("cell",)),
-    SuiteInfo("opentom", task="opentom", label="OpenToM", fixture="opentom", headline="macro_f1", groups=("genre",)),
-    SuiteInfo("fantom", task="fantom", label="FANToM", fixture="fantom/fantom_v1.json", headline="all_star",
+    SuiteInfo("tomi", task="tomi", label="ToMi", fixture="tomi/fixtures/fb_all_test.txt", groups=("question_type", "story_type")),
+    SuiteInfo("hitom", task="hitom", label="Hi-ToM", fixture="hitom/fixtures/Hi-ToM_data.json", groups=("order", "tell")),
+    SuiteInfo("bigtom", task="bigtom", label="BigToM", fixture="bigtom/fixtures/bigtom.csv", groups=("cell",)),
+    SuiteInfo("opentom", task="opentom", label="OpenToM", fixture="opentom/fixtures", headline="macro_f1", groups=("genre",)),
+    SuiteInfo("fantom", task="fantom", label="FANToM", fixture="fantom/fixtures/fantom_v1.json", headline="all_star",
               groups=("kind",)),
-    SuiteInfo("simpletom", task="simpletom", label="SimpleToM", fixture="simpletom", groups=("kind",)),
-    SuiteInfo("tombench", task="tom_bench", label="ToMBench", fixture="tombench", headline="avg",
+    SuiteInfo("simpletom", task="simpletom", label="SimpleToM", fixture="simpletom/fixtures", groups=("kind",)),
+    SuiteInfo("tombench", task="tom_bench", label="ToMBench", fixture="tom_bench/fixtures", headline="avg",
               groups=("task_language", "category_language"), fixture_args={"tries": 1}),
 ):
     register_suite(_info)

@@ -251,7 +251,7 @@ def _intervals(items: list[Any], value: float, logged: list[Breakdown],
 
 
 def _suite_headline(meta: dict[str, Any], all_metrics: dict[str, float], completed: int) -> Breakdown | None:
-    """A suite task's own headline (tombench.tasks.suites, e.g. macro_f1, all_star) as a `headline` breakdown, so
+    """A suite task's own headline (tombench.tasks.shared, e.g. macro_f1, all_star) as a `headline` breakdown, so
     the board shows it next to the accuracy it ranks by; None for tasks whose headline is accuracy."""
     headline = meta.get("headline")
     if not headline or headline == "accuracy" or headline not in all_metrics:

@@ -20,7 +20,7 @@ from ._row import Breakdown, Items
 from ._stats import Interval, proportion_interval
 
 #: The sample metadata key naming the story a question belongs to (every tombench task sets it, see
-#: tombench/tasks/story_questions.py); questions sharing it are one cluster.
+#: tombench/tasks/shared/story_questions.py); questions sharing it are one cluster.
 STORY_KEY = "story_id"
 
 

@@ -1,7 +1,7 @@
 """The cross-suite table (ExploreToM Table 3 / ToM-Synth Table 1): one row per model, one column per suite headline.
 
 Reads only the log headers (task metadata and aggregate metrics), so it is fast on large runs. A suite task says
-what its headline is in its metadata (`suite`, `headline`, `headline_groups`; see `tombench.tasks.suites`). The
+what its headline is in its metadata (`suite`, `headline`, `headline_groups`; see `tombench.tasks.shared`). The
 chance row reads the logged `chance` metric, the mean 1/k over the samples the run scored (so a `--limit` or
 `--sample-id` run gets its own level); a log from before that metric falls back on the task's `chance` metadata.
 Intervals: the logged `{headline}_ci_low/_ci_high` when present (bootstrap or Wilson, computed by the scorer), else,

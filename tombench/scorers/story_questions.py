@@ -7,7 +7,7 @@ accuracy means the same thing in the search, the baselines and the logs.
     from tombench.scorers.story_questions import tom_answer, tom_metrics
     Task(dataset=..., solver=tom_solver(), scorer=tom_answer(check="strict"))
 
-The sample supplies everything the matcher needs in its metadata (see `tombench.tasks.story_questions`): `answer_type`
+The sample supplies everything the matcher needs in its metadata (see `tombench.tasks.shared.story_questions`): `answer_type`
 ("container", "room", "yes_no", "knowledge"), `candidates` (the story's containers or rooms: the names a rival
 answer may take) and `question` (so names the question itself supplies are not rivals). The verdict (what was read,
 whether the answer was ambiguous) goes into the score's metadata and explanation, and the check mode into the

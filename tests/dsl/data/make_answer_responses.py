@@ -40,7 +40,7 @@ from tombench.tasks.exploretom.adversarial import exploretom_adversarial
 from tombench.tasks.exploretom.random import exploretom_random
 from tombench.tasks.exploretom.static import exploretom_static
 from tombench.tasks.exploretom.transfer import exploretom_transfer
-from tombench.tasks.story_questions import TOM_CONFIG, tom_solver
+from tombench.tasks.shared.story_questions import TOM_CONFIG, tom_solver
 
 PER_KIND = 16
 #: Knowledge questions get more: the issue found every disagreement between the two checks there.

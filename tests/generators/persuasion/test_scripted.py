@@ -17,7 +17,7 @@ from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_mo
 FIXTURE = Path(__file__).resolve().parents[3] / "tombench" / "data" / "persuasion" / "ctompersu_sample.json"
 #: Written in the layout of the authors' released file: exact copies, 6- and 8-utterance dialogues, records listing
 #: several domains, a preventive behaviour of content "none", a turn split over two lines.
-RELEASE_SHAPE = Path(__file__).resolve().parents[2] / "tasks" / "fixtures" / "ctompersu_release_shape.json"
+RELEASE_SHAPE = Path(__file__).resolve().parents[2] / "tasks" / "persuasion" / "fixtures" / "ctompersu_release_shape.json"
 
 ROLE_PREFIXES = {
     "mental_state": "You design the hidden mental state",

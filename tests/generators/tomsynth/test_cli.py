@@ -13,7 +13,7 @@ from tests.generators.tomsynth.test_generation import STORY, _fmt, _names, entry
 from tombench.cli import main
 from tombench.commands import tomsynth as cmd
 from tombench.generators.tomsynth.items import read_items
-from tombench.tasks.tomsynth import tomsynth
+from tombench.tasks.tomsynth.tomsynth import tomsynth
 
 
 def _script(prompt: str, n: int) -> str:

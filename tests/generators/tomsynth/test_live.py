@@ -21,7 +21,7 @@ from tombench.generators.tomsynth.items import append_jsonl
 from tombench.generators.tomsynth.parsing import JUDGMENTS
 from tombench.generators.tomsynth.qc import stage3_verify
 from tombench.generators.tomsynth.units import select_units
-from tombench.tasks.tomsynth import tomsynth
+from tombench.tasks.tomsynth.tomsynth import tomsynth
 
 pytestmark = pytest.mark.local_model
 

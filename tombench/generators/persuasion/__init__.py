@@ -2,7 +2,7 @@
 
 Data loading, the persuadee's mental state, the double-blind persuader/persuadee agents with an observer, the
 round structure, the judges and the causal-ToM dataset audit. No Inspect task lives here (see
-`tombench.tasks.persuasion`); models are Inspect `Model`s or async callables.
+`tombench.tasks.persuasion.persuasion`); models are Inspect `Model`s or async callables.
 """
 
 from tombench.generators.persuasion.agents import (

@@ -16,7 +16,7 @@ One module for what every suite shares, so a number in `tombench report suites` 
 A suite whose headline is not a plain accuracy has its own module beside this one (`opentom`: macro-F1; `fantom`:
 All*; `tom_bench`: its per-language average); intervals come from `tombench.kit.intervals`.
 
-Headline convention (see `tombench.tasks.suites`): a task names its headline metric in its metadata (`headline`);
+Headline convention (see `tombench.tasks.shared`): a task names its headline metric in its metadata (`headline`);
 for a proportion the report computes the Wilson interval from the value and n; any other headline must also log
 `{headline}_ci_low` and `{headline}_ci_high` (e.g. `opentom.macro_f1_metric` does, by bootstrap).
 """

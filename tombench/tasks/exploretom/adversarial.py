@@ -57,7 +57,7 @@ from tombench.kit.pinning import TaskData
 from tombench.scorers.exploretom import SEARCH_KIND, adversarial_answer, search_outcome
 from tombench.scorers.story_questions import matcher_check, validate_check
 from tombench.tasks.exploretom.progress import LiveProgress
-from tombench.tasks.story_questions import TOM_CONFIG, story_samples, tom_solver
+from tombench.tasks.shared.story_questions import TOM_CONFIG, story_samples, tom_solver
 
 if TYPE_CHECKING:
     from tombench.generators.exploretom.search.runner import RunConfig, SettingProgress

@@ -37,7 +37,7 @@ from tombench.kit.options import (
 )
 from tombench.kit.pinning import TaskData
 from tombench.scorers.story_questions import CheckMode, tom_answer, validate_check
-from tombench.tasks.story_questions import HEADLINE, TOM_CONFIG, story_samples, tom_solver
+from tombench.tasks.shared.story_questions import HEADLINE, TOM_CONFIG, story_samples, tom_solver
 
 __all__ = ["exploretom_random", "random_samples", "TASK_VERSION"]
 

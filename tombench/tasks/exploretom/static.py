@@ -40,7 +40,7 @@ from tombench.kit.options import check_bool, check_ints, list_items
 from tombench.kit.pinning import HubFile, TaskData, download_hub_file, load_hub_dataset
 from tombench.kit.reading import first_line, read_records, read_text
 from tombench.scorers.story_questions import CheckMode, tom_answer, validate_check
-from tombench.tasks.story_questions import (
+from tombench.tasks.shared.story_questions import (
     HEADLINE,
     TOM_CONFIG,
     question_candidates,

@@ -27,7 +27,7 @@ from tombench.kit.options import check_ints
 from tombench.kit.pinning import TaskData, load_hub_dataset
 from tombench.kit.reading import first_line, read_jsonl, require_keys
 from tombench.scorers.story_questions import tom_answer, validate_check
-from tombench.tasks.story_questions import TOM_CONFIG, story_samples, tom_solver
+from tombench.tasks.shared.story_questions import TOM_CONFIG, story_samples, tom_solver
 
 __all__ = ["exploretom_transfer", "load_found_stories", "FoundStory"]
 
