@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import click
@@ -28,15 +29,39 @@ def _is_task(obj: object) -> bool:
         return False
 
 
+def _registered() -> list[tuple[str, str]]:
+    """(task name, module) of every task the Inspect entry point registers, in its order."""
+    registry = importlib.import_module("tombench._registry")
+    return [(name, fn.__module__) for name, fn in vars(registry).items() if _is_task(fn)]
+
+
+def eval_facts() -> list[tuple[str, Any, Path]]:
+    """(task name, its `TaskFacts`, the eval folder) of every registered task: what its eval.yaml says of it."""
+    from tombench.kit.evals import read_eval_yaml
+
+    out = []
+    for name, module in _registered():
+        folder = Path(importlib.import_module(module).__file__ or "").parent
+        out.append((name, read_eval_yaml(folder / "eval.yaml").task(name), folder))
+    return out
+
+
+def task_table() -> str:
+    """README's task table (Markdown), from the eval folders' eval.yaml: one row per task, linked to its README."""
+    root = Path(__file__).resolve().parents[1]
+    rows = ["| task | what | data, license | docs |", "|---|---|---|---|"]
+    for name, facts, folder in eval_facts():
+        readme = (folder / "README.md").relative_to(root.parent).as_posix()
+        data = "; ".join(x for x in (facts.items, (facts.license or "").split(";")[0].split(" (")[0]) if x) or "-"
+        rows.append(f"| `{name}` | {facts.summary} | {data} | [README]({readme}) |")
+    return "\n".join(rows)
+
+
 def catalog() -> list[Any]:
     """The `TaskData` of every task the Inspect entry point registers, in its order (imports the task modules: a
     few seconds)."""
-    registry = importlib.import_module("tombench._registry")
     out = []
-    for name, fn in vars(registry).items():
-        if not _is_task(fn):
-            continue
-        module = fn.__module__
+    for name, module in _registered():
         declared = getattr(importlib.import_module(module), "DATA", None)
         entry = declared.get(name) if isinstance(declared, dict) else declared
         if entry is None or entry.task != name:
@@ -76,8 +101,12 @@ def _mb(size: int) -> str:
 
 
 @click.command()
-def tasks() -> None:
+@click.option("--markdown", is_flag=True, help="Print README's task table (from each eval's eval.yaml) instead.")
+def tasks(markdown: bool) -> None:
     """Every task: the data it reads, its size and license, whether it is cached, and how it runs offline."""
+    if markdown:
+        click.echo(task_table())
+        return
     for entry in catalog():
         cached, size = _cached(entry)
         facts = " | ".join(str(x) for x in (entry.items, entry.license) if x)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -337,3 +338,13 @@ def test_offline_hub_fails_with_one_clear_line(monkeypatch) -> None:  # noqa: AN
         persuasion_dynamic(revision="main")
     message = str(info.value.message)
     assert "\n" not in message and "cannot reach the Hugging Face Hub" in message and "dataset=PATH" in message
+
+
+def test_the_packaged_sample_runs_by_name_from_any_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`-T dataset=sample` is the packaged sample whatever the working folder (a path only worked from the
+    repository's root)."""
+    monkeypatch.chdir(tmp_path)
+    [log] = inspect_eval(persuasion_fixed(dataset="sample"), model="tombench/recency",
+                         model_roles={"persuadee": "tombench/primacy", "grader": "tombench/random"},
+                         log_dir=str(tmp_path / "logs"), display="none")
+    assert log.status == "success" and log.eval.dataset.samples and log.eval.dataset.samples > 0

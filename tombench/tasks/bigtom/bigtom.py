@@ -34,8 +34,9 @@ from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate, system_message
 
 from tombench.kit.errors import OptionError
+from tombench.kit.evals import task_data
 from tombench.kit.options import check_bool
-from tombench.kit.pinning import TaskData, UrlFile, fetch
+from tombench.kit.pinning import UrlFile, fetch
 from tombench.kit.reading import read_text
 from tombench.scorers.suites.choice import choice_answer, suite_metrics
 from tombench.tasks.shared.choices import chance, digest, format_options, shuffled
@@ -51,11 +52,10 @@ SOURCE = UrlFile(
     "data/bigtom/bigtom.csv",
     sha256="a14884fbff5b61d3fa194ab166764b553ab795fcb1359e69d1282eadf3011a46",
 )
-LICENSE = "MIT"
 #: The paper's count: 25 conditions x 200 templates; the 25th (percept-to-belief) is left out here (docs/suites.md).
 PAPER_ITEMS = 5000
-DATA = TaskData("bigtom", "bigtom.csv from the authors' repository (pinned by SHA-256)", {"data": SOURCE},
-                items=f"{PAPER_ITEMS:,} items from 200 templates", license=LICENSE)
+DATA = task_data(__file__, "bigtom", {"data": SOURCE})
+LICENSE = DATA.license  # eval.yaml's, the one place it is written
 TEMPLATES = 200
 
 #: The template columns, in file order (the release has no header row; two trailing columns are bookkeeping).

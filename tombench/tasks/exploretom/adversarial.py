@@ -41,6 +41,7 @@ from tombench.dsl import Prompt, Setting, Story, derive_seed, settings_grid
 from tombench.generators.exploretom.search import run_options
 from tombench.kit.calls import reread
 from tombench.kit.errors import OptionError
+from tombench.kit.evals import task_data
 from tombench.kit.options import (
     MAX_MOVES,
     check_bool,
@@ -53,7 +54,6 @@ from tombench.kit.options import (
     people_limit,
     rooms_limit,
 )
-from tombench.kit.pinning import TaskData
 from tombench.scorers.exploretom import SEARCH_KIND, adversarial_answer, search_outcome
 from tombench.scorers.story_questions import matcher_check, validate_check
 from tombench.tasks.exploretom.progress import LiveProgress
@@ -64,9 +64,9 @@ if TYPE_CHECKING:
 
 __all__ = ["exploretom_adversarial", "adversarial_solver"]
 
-DATA = TaskData("exploretom_adversarial", "nothing: the model under test drives the search (a live model)",
-                items="stories found per setting", license="this package's",
-                offline="always, with an offline model (--model tombench/recency)")
+#: 0.2.0: settings_filled counts all N stories (was: at least one)
+TASK_VERSION = "0.2.0"
+DATA = task_data(__file__, "exploretom_adversarial")
 
 
 def adversarial_settings(action_sets: str | Sequence[str], asymmetric: str, people: Sequence[int],
@@ -479,5 +479,5 @@ def exploretom_adversarial(
         # settings: the whole grid's (a shard's share of it is in its samples; the shards' logs combine into one run)
         metadata={"benchmark": "exploretom", "live_adversarial": True, "settings": len(settings),
                   **({"shard": f"{shard_kn[0]}/{shard_kn[1]}"} if shard_kn[1] > 1 else {})},
-        version="0.2.0",  # 0.2.0: settings_filled counts all N stories (was: at least one)
+        version=TASK_VERSION,
     )

@@ -25,6 +25,7 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from tombench.kit.errors import OptionError
+from tombench.kit.evals import task_data
 from tombench.kit.options import (
     MAX_MOVES,
     check_bool,
@@ -35,15 +36,13 @@ from tombench.kit.options import (
     list_items,
     people_limit,
 )
-from tombench.kit.pinning import TaskData
 from tombench.scorers.story_questions import CheckMode, tom_answer, validate_check
 from tombench.tasks.shared.story_questions import HEADLINE, TOM_CONFIG, story_samples, tom_solver
 
 __all__ = ["exploretom_random", "random_samples", "TASK_VERSION"]
 
 TASK_VERSION = "1.0.0"
-DATA = TaskData("exploretom_random", "nothing: stories generated on the fly from the packaged context bank",
-                items="162 stories, 3,605 questions (default grid)", license="this package's", offline="always")
+DATA = task_data(__file__, "exploretom_random")
 
 
 def _contexts(contexts: str) -> list:

@@ -36,8 +36,9 @@ from inspect_ai.dataset import MemoryDataset, Sample
 
 from tombench.dsl.answers import AnswerType, normalise
 from tombench.kit.errors import OptionError
+from tombench.kit.evals import task_data
 from tombench.kit.options import check_bool, check_ints, list_items
-from tombench.kit.pinning import HubFile, TaskData, download_hub_file, load_hub_dataset
+from tombench.kit.pinning import HubFile, download_hub_file, load_hub_dataset
 from tombench.kit.reading import first_line, read_records, read_text
 from tombench.scorers.story_questions import CheckMode, tom_answer, validate_check
 from tombench.tasks.shared.story_questions import (
@@ -68,9 +69,7 @@ HUB_FILE = "ExploreToM-data-sample.csv"
 HUB_REVISION = "209e0129d0d01fda1c1aa02b28d1dce0c52180ca"
 HUB_ROWS = 13309
 SOURCE = HubFile(HUB_DATASET, HUB_FILE, revision=HUB_REVISION)
-DATA = TaskData("exploretom_static", "the public ExploreToM sample from the Hub (pinned commit), or -T data=PATH",
-                {"data": SOURCE}, items=f"{HUB_ROWS:,} questions (31.8 MB)", license="CC BY-NC 4.0",
-                offline="with a local -T data=PATH")
+DATA = task_data(__file__, "exploretom_static", {"data": SOURCE})
 
 REQUIRED_COLUMNS = ("story_structure", "question", "expected_answer", "qprop=nth_order", "param=story_type")
 

@@ -23,8 +23,9 @@ from inspect_ai import Task, task
 
 from tombench.dsl import Setting, Story
 from tombench.kit.errors import OptionError
+from tombench.kit.evals import task_data
 from tombench.kit.options import check_ints
-from tombench.kit.pinning import TaskData, load_hub_dataset
+from tombench.kit.pinning import load_hub_dataset
 from tombench.kit.reading import first_line, read_jsonl, require_keys
 from tombench.scorers.story_questions import tom_answer, validate_check
 from tombench.tasks.shared.story_questions import TOM_CONFIG, story_samples, tom_solver
@@ -43,8 +44,8 @@ class FoundStory(dict):
 #: what every line of a stories.jsonl (or row of an export) must hold besides its story
 STORY_KEYS = ("id", "story_type", "people", "moves", "rooms")
 _WHAT = "stories"
-DATA = TaskData("exploretom_transfer", "your stories: -T stories=PATH (a tombench search output, an --export-hf "
-                "folder, a live-task log) or a Hub dataset id", offline="with a local -T stories=PATH")
+TASK_VERSION = "0.1.0"
+DATA = task_data(__file__, "exploretom_transfer")
 
 
 def _setting(rec: dict[str, Any]) -> Setting:
@@ -162,5 +163,5 @@ def exploretom_transfer(
         config=TOM_CONFIG,
         metadata={"benchmark": "exploretom", "transfer_source": stories, "transfer_revision": revision,
                   "generator_models": sorted({f["generator_model"] for f in found})},
-        version="0.1.0",
+        version=TASK_VERSION,
     )

@@ -29,7 +29,8 @@ from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate
 
 from tombench.kit.errors import OptionError
-from tombench.kit.pinning import TaskData, UrlFile, fetch
+from tombench.kit.evals import task_data
+from tombench.kit.pinning import UrlFile, fetch
 from tombench.kit.reading import convert_records, read_json_or_lines
 from tombench.tasks.shared.suite import one_of, suite_metadata
 
@@ -47,9 +48,8 @@ SOURCE = UrlFile(
 )
 #: Question sets in `fantom_v1.json` (the 1.0 release; 256 conversations in the paper).
 PAPER_SETS = 870
-LICENSE = "MIT (repository license); the authors: use the samples for evaluation only"
-DATA = TaskData("fantom", "fantom.tar.gz from the authors' release (pinned by SHA-256)", {"data": SOURCE},
-                items=f"{PAPER_SETS} question sets", license=LICENSE)
+DATA = task_data(__file__, "fantom", {"data": SOURCE})
+LICENSE = DATA.license  # eval.yaml's, the one place it is written
 #: `eval_fantom.py`: one user message, greedy (its GPT-3 agents: temperature 0), 256 new tokens (its HF agents).
 CONFIG = GenerateConfig(temperature=0.0, max_tokens=256)
 DIMENSIONS: tuple[str, ...] = ("kind", "accessibility", "order", "tom_type")

@@ -31,8 +31,9 @@ from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate
 
 from tombench.kit.errors import OptionError
+from tombench.kit.evals import task_data
 from tombench.kit.options import check_bool
-from tombench.kit.pinning import HubFile, TaskData, fetch
+from tombench.kit.pinning import HubFile, fetch
 from tombench.kit.reading import convert_records, read_records
 from tombench.scorers.suites.choice import choice_answer, suite_metrics
 from tombench.tasks.shared.choices import LETTERS, chance, digest
@@ -48,12 +49,11 @@ TASK_VERSION = "1.0.0"
 #: 1c4077bbcdf815b91dbb791b60dbce3920a98bd63317954ebf94a532d43cd573; it is what the loader was verified on.
 SOURCE = HubFile("Hi-ToM/Hi-ToM_Dataset", "Hi-ToM_data.json", revision="e50470c90e8f6de63274be5f1ef01f969eb86285")
 GITHUB_SHA256 = "1c4077bbcdf815b91dbb791b60dbce3920a98bd63317954ebf94a532d43cd573"
-LICENSE = "Apache-2.0"
 #: what every question record of Hi-ToM_data.json holds (and the task reads)
 RECORD_KEYS = ("story", "question", "choices", "answer", "prompting_type", "question_order", "deception", "story_length")
 PAPER_ITEMS = {"vp": 600, "cotp": 600}
-DATA = TaskData("hitom", "Hi-ToM_data.json from the Hub (pinned commit)", {"data": SOURCE},
-                items="600 questions per prompting", license=LICENSE)
+DATA = task_data(__file__, "hitom", {"data": SOURCE})
+LICENSE = DATA.license  # eval.yaml's, the one place it is written
 
 #: The suite's own table: accuracy per ToM order and with / without telling; story length beside them.
 DIMENSIONS: tuple[str, ...] = ("order", "tell", "length")

@@ -30,7 +30,8 @@ from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate, system_message
 
 from tombench.kit.errors import OptionError
-from tombench.kit.pinning import TaskData, UrlFile, fetch_files
+from tombench.kit.evals import task_data
+from tombench.kit.pinning import UrlFile, fetch_files
 from tombench.kit.reading import problem, read_json
 from tombench.scorers.suites.opentom import GENRE_LABELS, GENRES, read_label
 from tombench.tasks.shared.suite import one_of, suite_metadata
@@ -71,9 +72,8 @@ _SHA256 = {
 FILES: dict[str, UrlFile] = {name: UrlFile(url=_RAW + name, sha256=sha) for name, sha in _SHA256.items()}
 #: Questions the paper and card report: 596 stories x 23 (OpenToM), 100 long stories x 23 (OpenToM-L).
 PAPER_ITEMS = {"normal": 13708, "long": 2300}
-LICENSE = "CC BY-NC 4.0 (evaluation only; the authors ask that it not be used for training)"
-DATA = TaskData("opentom", f"the genre and metadata files of {RELEASE} (pinned by SHA-256)", FILES,
-                items=f"{PAPER_ITEMS['normal']:,} questions ({PAPER_ITEMS['long']:,} long)", license=LICENSE)
+DATA = task_data(__file__, "opentom", FILES)
+LICENSE = DATA.license  # eval.yaml's, the one place it is written
 #: The paper's decoding for its GPT runs (`src/inference/gpt_inference.py`): temperature 0, top_p 0.95, 1024 tokens.
 CONFIG = GenerateConfig(temperature=0.0, top_p=0.95, max_tokens=1024)
 DIMENSIONS: tuple[str, ...] = ("genre", "order", "topic", "perspective")

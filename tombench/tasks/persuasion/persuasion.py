@@ -31,7 +31,6 @@ from inspect_ai.solver import Generate, Solver, TaskState, generate, solver
 
 from tombench.generators.persuasion.agents import Persuadee, TestedPersuader
 from tombench.generators.persuasion.data import (
-    LICENSE,
     RELEASE_COMMIT,
     RELEASE_FILES,
     RELEASE_REPO,
@@ -44,8 +43,9 @@ from tombench.generators.persuasion.prompts import PROMPTING, tested_persuader_m
 from tombench.generators.persuasion.records import PersuasionRecord, record_from_dict
 from tombench.generators.persuasion.rounds import FIXED_ROUND
 from tombench.kit.errors import OptionError
+from tombench.kit.evals import task_data
 from tombench.kit.options import check_bool
-from tombench.kit.pinning import TaskData, UrlFile, fetch
+from tombench.kit.pinning import UrlFile, fetch
 from tombench.scorers.persuasion import DIALOG_STORE_KEY, persuasion_dynamic_scorer, persuasion_fixed_scorer
 
 __all__ = ["persuasion_fixed", "persuasion_dynamic", "fixed_sample", "dynamic_sample", "live_persuasion"]
@@ -107,16 +107,17 @@ RELEASE = UrlFile(
          "dataset/CToMPersu_Eval/CToMPersu_Eval.json"),
     sha256=next(sha for sha, f in RELEASE_FILES.items() if f["file"].endswith("/CToMPersu_Eval.json")),
 )
-#: the packaged sample in the release's layout: runs with no network (and no download)
-SAMPLE = str(Path(__file__).resolve().parents[1] / "data" / "persuasion" / "ctompersu_sample.json")
-_OFFLINE = f"-T dataset={SAMPLE} (a packaged sample)"
-DATA = {name: TaskData(name, "the authors' CToMPersu evaluation file (pinned by SHA-256), or -T dataset=PATH",
-                       {"release": RELEASE}, items="CToMPersu_Eval.json", license=LICENSE, offline=_OFFLINE)
-        for name in ("persuasion_fixed", "persuasion_dynamic")}
+#: the packaged sample in the release's layout, `-T dataset=sample`: runs with no network (and no download), from
+#: any folder
+SAMPLE = str(Path(__file__).resolve().parents[2] / "data" / "persuasion" / "ctompersu_sample.json")
+DATA = {name: task_data(__file__, name, {"release": RELEASE}) for name in ("persuasion_fixed", "persuasion_dynamic")}
+_OFFLINE = DATA["persuasion_fixed"].offline
 
 
 def _load(dataset: str | None, revision: str | None, data_file: str | None, duplicates: str) -> LoadedRecords:
     release = None
+    if dataset == "sample":
+        dataset = SAMPLE
     if dataset is None and revision is None and data_file is None:
         try:
             path, release = fetch(RELEASE, suite="CToMPersu", offline=_OFFLINE)
@@ -180,8 +181,9 @@ def persuasion_fixed(
     """Fixed persuadee: predict the persuader's round-3 reply (ROUGE-L, persuasive 1-10).
 
     Args:
-        dataset: a local CToMPersu JSON/JSONL file; None: the authors' evaluation file at `RELEASE_COMMIT` of
-            their repository, pinned by SHA-256 (`RELEASE`; cached after the first download).
+        dataset: a local CToMPersu JSON/JSONL file, or "sample" (the packaged sample: offline, from any folder);
+            None: the authors' evaluation file at `RELEASE_COMMIT` of their repository, pinned by SHA-256
+            (`RELEASE`; cached after the first download).
         revision: read the Hub copy instead, at this branch, tag or commit (resolved to a commit, recorded).
         data_file: file of the Hub repository to read (default: the evaluation dialogue file).
         duplicates: "drop" exact copies of a record (counted in the log) or "keep" them (the paper's 525).
@@ -247,8 +249,9 @@ def persuasion_dynamic(
     """Dynamic persuadee: persuade a live persuadee agent; CToM success, preventive, generative, persuasive.
 
     Args:
-        dataset: a local CToMPersu JSON/JSONL file (the `_MentalStateOnly` file works too); None: the authors'
-            evaluation file at `RELEASE_COMMIT` of their repository, pinned by SHA-256 (`RELEASE`).
+        dataset: a local CToMPersu JSON/JSONL file (the `_MentalStateOnly` file works too), or "sample" (the
+            packaged sample); None: the authors' evaluation file at `RELEASE_COMMIT` of their repository, pinned
+            by SHA-256 (`RELEASE`).
         revision: read the Hub copy instead, at this branch, tag or commit (resolved to a commit, recorded).
         data_file: file of the Hub repository to read (default: the evaluation dialogue file).
         duplicates: "drop" exact copies of a record (counted in the log) or "keep" them (the paper's 525).

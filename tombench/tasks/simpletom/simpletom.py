@@ -30,7 +30,8 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import GenerateConfig
 from inspect_ai.solver import generate, system_message
 
-from tombench.kit.pinning import HubFile, TaskData, fetch_files
+from tombench.kit.evals import task_data
+from tombench.kit.pinning import HubFile, fetch_files
 from tombench.kit.reading import convert_records, read_jsonl
 from tombench.tasks.shared.suite import one_of, suite_metadata
 
@@ -54,7 +55,6 @@ REPO = "allenai/SimpleToM"
 REVISION = "5799bfb5b339ae39df403b26a2bf3e240db2a728"
 #: Stories 1,147 (the paper), each with one question per set: 3,441 questions.
 PAPER_ITEMS = 3441
-LICENSE = "ODC-BY (the Hub card); for evaluation (the card: designed for testing models only, not for training)"
 #: `run_inference.py` without chain of thought: temperature 0, 20 tokens, system "You are a helpful assistant."
 CONFIG = GenerateConfig(temperature=0.0, max_tokens=20)
 DIMENSIONS: tuple[str, ...] = ("kind", "severity", "scenario")
@@ -67,8 +67,8 @@ QUESTION_SETS: dict[str, str] = {
     "judgment-qa": "judgment",
 }
 FILES: dict[str, HubFile] = {f"{qs}/test.jsonl": HubFile(REPO, f"{qs}/test.jsonl", revision=REVISION) for qs in QUESTION_SETS}
-DATA = TaskData("simpletom", "the three test.jsonl files from the Hub (pinned commit)", FILES,
-                items=f"{PAPER_ITEMS:,} questions", license=LICENSE)
+DATA = task_data(__file__, "simpletom", FILES)
+LICENSE = DATA.license  # eval.yaml's, the one place it is written
 _ID_SUFFIX = {"mental_state": "_aware", "behavior": "_action", "judgment": "_judge"}
 _LETTERS = ("A", "B", "C", "D")
 _SEVERITY = re.compile(r"_sev(\d+)_")

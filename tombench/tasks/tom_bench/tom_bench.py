@@ -35,8 +35,9 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessageSystem, ChatMessageUser, GenerateConfig
 from inspect_ai.solver import Generate, Solver, TaskState, solver
 
+from tombench.kit.evals import task_data
 from tombench.kit.options import check_int
-from tombench.kit.pinning import TaskData, UrlFile, fetch_files
+from tombench.kit.pinning import UrlFile, fetch_files
 from tombench.kit.reading import convert_records, read_jsonl
 from tombench.tasks.shared.suite import one_of, suite_metadata
 
@@ -85,9 +86,8 @@ _SHA256 = {
 FILES: dict[str, UrlFile] = {n: UrlFile(url=_RAW + quote(n), sha256=h) for n, h in _SHA256.items()}
 #: The paper's count: 2,860 items, each in Chinese and in English.
 PAPER_ITEMS = 2860
-LICENSE = "MIT (repository license); the authors ask that ToMBench be used for evaluation only, never for training"
-DATA = TaskData("tom_bench", f"the 20 task files of {RELEASE} (pinned by SHA-256)", FILES,
-                items=f"{PAPER_ITEMS:,} items, zh and en", license=LICENSE)
+DATA = task_data(__file__, "tom_bench", FILES)
+LICENSE = DATA.license  # eval.yaml's, the one place it is written
 #: `run_api.py`: temperature 0, top_p 0.99; its `try_times` 5 with shuffled options, majority vote.
 CONFIG = GenerateConfig(temperature=0.0, top_p=0.99)
 TRIES = 5

@@ -32,8 +32,9 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 
 from tombench.kit.errors import OptionError
+from tombench.kit.evals import task_data
 from tombench.kit.options import check_bool
-from tombench.kit.pinning import TaskData, UrlFile, fetch
+from tombench.kit.pinning import UrlFile, fetch
 from tombench.kit.reading import read_text
 from tombench.scorers.story_questions import CheckMode, tom_answer, tom_metrics, validate_check
 from tombench.tasks.shared.choices import digest
@@ -63,12 +64,11 @@ TOMI_URL = (
     "tomi_balanced_story_types.zip"
 )
 TOMI_SHA256 = "d8389ecf09749b4a49c56752a8ce44afac8c3d363391b5c29c8fa7032613ece6"
-LICENSE = "CC-BY-NC 4.0"
 #: 999 stories (333 per story type) x 6 questions per split; the loader reads exactly this from the release.
 PAPER_ITEMS = {"test": 5994, "val": 5994, "train": 5994, "example": 100}
 OFFLINE = "-T split=example"
-DATA = TaskData("tomi", "the authors' release zip (pinned by SHA-256)", {"release": UrlFile(TOMI_URL, TOMI_SHA256)},
-                items="5,994 test questions", license=LICENSE, offline=f"{OFFLINE} (100 items shipped with inspect-ai)")
+DATA = task_data(__file__, "tomi", {"release": UrlFile(TOMI_URL, TOMI_SHA256)})
+LICENSE = DATA.license  # eval.yaml's, the one place it is written
 SPLITS: tuple[str, ...] = ("test", "val", "train", "example")
 
 #: The ToMi breakdown (question type as in Le et al. Table 3; false belief is ToMi's tom/no_tom split).

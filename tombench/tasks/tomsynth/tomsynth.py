@@ -23,8 +23,9 @@ from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.solver import Generate, Solver, TaskState, multiple_choice, solver
 
 from tombench.kit.errors import OptionError
+from tombench.kit.evals import task_data
 from tombench.kit.options import check_bool, check_int, list_items
-from tombench.kit.pinning import TaskData, load_hub_dataset
+from tombench.kit.pinning import load_hub_dataset
 from tombench.kit.reading import read_jsonl, require_keys
 
 __all__ = ["tomsynth", "record_to_sample", "rl_prompt", "RL_TEMPLATE", "load_records"]
@@ -88,8 +89,7 @@ def _think_answer() -> Solver:
 #: what every item row holds (tombench.generators.tomsynth.items.Item); `options` maps each letter to its text
 ITEM_KEYS = ("id", "text", "question", "options", "answer", "dimension", "sub_dimension", "domain", "format")
 _WHAT = "ToM-Synth data"
-DATA = TaskData("tomsynth", "your items: -T data=FILE.jsonl (tombench tomsynth generate/qc), an exported folder, "
-                "or a Hub dataset id", offline="with a local -T data=FILE.jsonl")
+DATA = task_data(__file__, "tomsynth")
 
 
 def _checked(rows: list[dict[str, Any]], where: str, unit: str) -> list[dict[str, Any]]:

@@ -1,0 +1,88 @@
+"""Every eval folder under tombench/tasks/ as inspect_evals lays one out, its eval.yaml agreeing with the code.
+
+The eval.yaml is the one place a task's facts are written (`tombench tasks`, README's task table and the eval's own
+README read it); these tests hold it to what the code does: the tasks the package exports, their versions, the
+pinned files the module downloads. README's task table is generated from it (`tombench tasks --markdown`).
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+from pathlib import Path
+
+import pytest
+
+from tombench.kit.evals import read_eval_yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+TASKS = ROOT / "tombench" / "tasks"
+EVALS = sorted(p.name for p in TASKS.iterdir() if (p / "__init__.py").exists() and p.name != "shared")
+
+
+def _exported_tasks(name: str) -> dict[str, object]:
+    """The @task functions an eval package exports (its `__all__`)."""
+    from inspect_ai.util import registry_info
+
+    package = importlib.import_module(f"tombench.tasks.{name}")
+    out = {}
+    for attr in package.__all__:
+        fn = getattr(package, attr)
+        if callable(fn) and registry_info(fn).type == "task":
+            out[attr] = fn
+    return out
+
+
+def test_every_eval_has_its_folder() -> None:
+    assert EVALS == ["bigtom", "exploretom", "fantom", "hitom", "opentom", "persuasion", "simpletom", "tom_bench",
+                     "tomi", "tomsynth"]
+
+
+@pytest.mark.parametrize("name", EVALS)
+def test_eval_yaml_lists_exactly_the_exported_tasks_at_their_versions(name: str) -> None:
+    facts = read_eval_yaml(TASKS / name / "eval.yaml")
+    exported = _exported_tasks(name)
+    assert sorted(t.name for t in facts.tasks) == sorted(exported)
+    for t in facts.tasks:
+        module = importlib.import_module(exported[t.name].__module__)  # type: ignore[attr-defined]
+        assert t.version == module.TASK_VERSION, t.name
+        assert t.summary and t.data, t.name
+
+
+@pytest.mark.parametrize("name", EVALS)
+def test_pinned_assets_are_the_files_the_module_downloads(name: str) -> None:
+    """Each asset eval.yaml names (a repository, a Hub dataset, a URL) is where one of the module's pinned
+    sources comes from, so the register's listing and the download never disagree."""
+    from tombench.commands.tasks import catalog
+
+    raw = __import__("yaml").safe_load((TASKS / name / "eval.yaml").read_text(encoding="utf-8"))
+    tasks = set(_exported_tasks(name))
+    sources = [s for entry in catalog() if entry.task in tasks for s in entry.sources.values()]
+    addresses = [getattr(s, "url", None) or f"hf:{s.repo}" for s in sources]
+    for asset in raw.get("external_assets", []):
+        source = asset["source"]
+        if asset["type"] == "huggingface":
+            assert f"hf:{source}" in addresses, (name, source)
+        else:
+            repo = source.removeprefix("https://github.com/")
+            assert any(repo in a for a in addresses), (name, source, addresses)
+    assert bool(sources) == bool(raw.get("external_assets")), name
+
+
+def test_readme_task_table_is_generated_from_the_eval_yaml_files() -> None:
+    """README's task table is `tombench tasks --markdown` (regenerate it with that command when an eval.yaml
+    changes)."""
+    from tombench.commands.tasks import task_table
+
+    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    start, end = "<!-- tasks:start -->\n", "\n<!-- tasks:end -->"
+    assert start in readme and end in readme
+    assert readme.split(start, 1)[1].split(end, 1)[0] == task_table()
+
+
+def test_task_functions_keep_their_defaults_visible() -> None:
+    """Every task option has a default (`inspect eval` runs a task with none given; inspect-evals-lint IEBP004)."""
+    for name in EVALS:
+        for task_name, fn in _exported_tasks(name).items():
+            params = inspect.signature(fn).parameters.values()  # type: ignore[arg-type]
+            assert all(p.default is not inspect.Parameter.empty for p in params), task_name
