@@ -86,3 +86,24 @@ def test_task_functions_keep_their_defaults_visible() -> None:
         for task_name, fn in _exported_tasks(name).items():
             params = inspect.signature(fn).parameters.values()  # type: ignore[arg-type]
             assert all(p.default is not inspect.Parameter.empty for p in params), task_name
+
+
+#: the sections of an eval's README, in order (inspect_evals' layout, tombench's evaluation report)
+README_SECTIONS = ("## Usage", "## Options", "## Dataset", "## Scoring", "## Evaluation report", "## Changelog")
+
+
+@pytest.mark.parametrize("name", EVALS)
+def test_readme_has_the_sections_and_names_every_option(name: str) -> None:
+    """A user reads one file about an eval: what it measures, how to run it with every `-T` option, its data,
+    scoring and an evaluation report; each task's every parameter is named as `-T <name>=`."""
+    readme = TASKS / name / "README.md"
+    if not readme.exists():
+        pytest.skip(f"{name}: README.md not written yet")
+    text = readme.read_text(encoding="utf-8")
+    assert text.startswith("# "), name
+    positions = [text.find(f"\n{s}\n") for s in README_SECTIONS]
+    assert all(p > 0 for p in positions) and positions == sorted(positions), (name, positions)
+    for task_name, fn in _exported_tasks(name).items():
+        for param in inspect.signature(fn).parameters:  # type: ignore[arg-type]
+            assert f"-T {param}=" in text, f"{name}/README.md does not name -T {param}= ({task_name})"
+    assert "TODO" not in text
