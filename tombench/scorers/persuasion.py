@@ -52,7 +52,8 @@ def persuasion_fixed_scorer(grader_role: str = "grader", cache: bool = True) -> 
         record = _record(state)
         history = parse_dialog(state.metadata["history"])
         reply = clean_utterance(state.output.completion)
-        grader = get_model(role=grader_role)
+        # an unbound role is self-grading, deliberately (the task warned and recorded it)
+        grader = get_model(role=grader_role, default=get_model())
         verdict = await persuasive_score(grader, record.scenario, history, reply, cache)
         return Score(
             value={"rouge_l": rouge_l(reply, target.text), "persuasive": _num(verdict.value)},
@@ -84,7 +85,8 @@ def persuasion_dynamic_scorer(grader_role: str = "grader", cache: bool = True) -
         if record.mental_state is None:
             raise ValueError(f"sample {state.sample_id} has no mental state: the dynamic task needs one")
         dialog = parse_dialog(state.store.get(DIALOG_STORE_KEY, []))
-        grader = get_model(role=grader_role)
+        # an unbound role is self-grading, deliberately (the task warned and recorded it)
+        grader = get_model(role=grader_role, default=get_model())
         persuader_turns = [i for i, t in enumerate(dialog) if t.speaker == "persuader"]
         verdicts, outcome = await asyncio.gather(
             asyncio.gather(

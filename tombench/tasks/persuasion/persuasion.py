@@ -223,7 +223,8 @@ def live_persuasion(persuadee_role: str = "persuadee", prompting: str = "none", 
         assert record.mental_state is not None
         model = get_model()
         persuader = TestedPersuader(model, prompting, cache=cache)  # type: ignore[arg-type]
-        persuadee = Persuadee(get_model(role=persuadee_role), record.mental_state, cache=cache)
+        # an unbound role is self-play, deliberately (the task warned and recorded it: `_roles`)
+        persuadee = Persuadee(get_model(role=persuadee_role, default=model), record.mental_state, cache=cache)
         dialogue = await run_dialogue(record.scenario, record.mental_state, persuader, persuadee)
         lines = [t.to_line() for t in dialogue.turns]
         state.store.set(DIALOG_STORE_KEY, lines)
