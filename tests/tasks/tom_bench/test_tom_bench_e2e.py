@@ -69,10 +69,10 @@ def _run(tmp_path: Path, plan: Plan, samples: int, **options: Any) -> dict[str, 
     return {k: m.value for score in log.results.scores for k, m in score.metrics.items()}
 
 
-@pytest.mark.parametrize(("answer", "tries", "expected"), [("right", 5, 1.0), ("wrong", 1, 0.0)])
-def test_headline_avg_of_right_and_wrong_answers(tmp_path: Path, answer: str, tries: int, expected: float) -> None:
-    """The whole fixture in both languages: the paper's 5 shuffled tries, and one try per item."""
-    m = _run(tmp_path, lambda n: answer, SAMPLES, tries=tries)
+@pytest.mark.parametrize(("answer", "expected"), [("right", 1.0), ("wrong", 0.0)])
+def test_headline_avg_of_right_and_wrong_answers(tmp_path: Path, answer: str, expected: float) -> None:
+    """The whole fixture in both languages, one shuffled try per item (the tries are tested below)."""
+    m = _run(tmp_path, lambda n: answer, SAMPLES, tries=1)
     assert m["avg"] == m["avg_zh"] == m["avg_en"] == expected
     assert m["ability_avg_zh"] == m["ability_avg_en"] == m["accuracy"] == expected
     assert all(m[f"task_language={lang}/{t}"] == expected for lang in ("zh", "en") for t in PAPER_TASKS)
@@ -80,15 +80,16 @@ def test_headline_avg_of_right_and_wrong_answers(tmp_path: Path, answer: str, tr
 
 
 @pytest.mark.parametrize(
-    ("plan", "expected"),
+    ("plan", "options", "expected"),
     [
-        (lambda n: "right" if n <= 2 else "wrong", 1.0),  # 2 of 3 tries right: the majority is right
-        (lambda n: "right" if n == 1 else "wrong", 0.0),  # 1 of 3: the majority is the wrong option
-        (lambda n: "right" if n == 1 else "unreadable", 0.0),  # unreadable tries vote, so no prediction
+        (lambda n: "right" if n <= 3 else "wrong", {}, 1.0),  # the paper's 5 tries, 3 right: the majority is right
+        (lambda n: "right" if n <= 2 else "wrong", {}, 0.0),  # 2 of 5 right: the majority is the wrong option
+        (lambda n: "right" if n <= 2 else "wrong", {"tries": 3}, 1.0),  # 2 of 3 right
+        (lambda n: "right" if n == 1 else "unreadable", {"tries": 3}, 0.0),  # unreadable tries vote: no prediction
     ],
-    ids=["two_of_three_right", "one_of_three_right", "one_right_two_unreadable"],
+    ids=["three_of_five_right", "two_of_five_right", "two_of_three_right", "one_right_two_unreadable"],
 )
-def test_majority_vote_over_tries(tmp_path: Path, plan: Plan, expected: float) -> None:
+def test_majority_vote_over_tries(tmp_path: Path, plan: Plan, options: dict[str, int], expected: float) -> None:
     """One item in zh and en (the fixture's task files share their item, so one file keeps each prompt apart)."""
-    m = _run(tmp_path, plan, 2, tries=3, task_name="False Belief Task")
+    m = _run(tmp_path, plan, 2, task_name="False Belief Task", **options)
     assert m["avg"] == m["avg_zh"] == m["avg_en"] == m["accuracy"] == expected
