@@ -10,6 +10,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
+from tests.terminal import terminal_popen
 from tombench.cli import main
 
 
@@ -39,7 +40,8 @@ def wait():
 cli._COMMANDS["wait"] = ("__main__:wait", "")
 cli.main(["wait"])
 """
-    proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    # a terminal's dispositions (`tests.terminal`): under `nohup`, SIGHUP would be ignored from the start
+    proc = terminal_popen([sys.executable, "-c", script], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     assert proc.stdout.readline().strip() == "ready"
     proc.send_signal(sig)
     _, err = proc.communicate(timeout=60)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.terminal import terminal_popen
 from tombench.local import DEFAULT_ALIAS, LocalModelUnavailable, LocalServer, check_server_extra, packaged_gguf
 
 pytestmark = pytest.mark.local_model
@@ -107,10 +108,6 @@ def test_inspect_eval_reaches_the_server_through_the_environment(
     assert usage.input_tokens > 0 and usage.output_tokens > 0
 
 
-def _ctrl_c_as_at_a_terminal() -> None:
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-
-
 def test_serve_command_prints_the_model_and_stops_on_ctrl_c() -> None:
     try:
         check_server_extra()
@@ -118,15 +115,14 @@ def test_serve_command_prints_the_model_and_stops_on_ctrl_c() -> None:
     except LocalModelUnavailable as exc:
         pytest.skip(f"local model not available: {exc}")
     env = {**os.environ, "PYTHONUNBUFFERED": "1", "COLUMNS": "200", "TERM": "dumb"}
-    proc = subprocess.Popen(
+    # as from a terminal (`tests.terminal`): a test run started in the background (`pytest &`, `nohup ... &`) ignores
+    # SIGINT, the child inherits that, and Python then installs no Ctrl-C handler at all (two CI runs of this session)
+    proc = terminal_popen(
         [sys.executable, "-m", "tombench", "serve"],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
         env=env,
-        # as from a terminal: a test run started in the background (`pytest &`, `nohup ... &`) ignores SIGINT, the
-        # child inherits that, and Python then installs no Ctrl-C handler at all (two CI runs of this session)
-        preexec_fn=_ctrl_c_as_at_a_terminal,
     )
     lines: list[str] = []
     try:

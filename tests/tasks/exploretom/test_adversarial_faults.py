@@ -20,6 +20,7 @@ import pytest
 from inspect_ai import eval, eval_retry
 from inspect_ai.log import EvalLog, list_eval_logs, read_eval_log
 
+from tests.terminal import terminal_popen
 from tombench.kit import calls
 from tombench.tasks.exploretom.adversarial import exploretom_adversarial
 
@@ -212,10 +213,11 @@ def test_ctrl_c_during_the_final_scoring_ends_the_eval_within_30_s(tmp_path, mon
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / "cache"))
     args = [f"-T{k}={v}" for k, v in {**OPTIONS, "workers": 2}.items()]
     with standin(monkeypatch, "--hang-matching", " think that ") as server:
-        proc = subprocess.Popen([sys.executable, "-m", "inspect_ai", "eval", "tombench/exploretom_adversarial",
-                                 "--model", MODEL, *args, "--log-dir", str(tmp_path / "logs"), "--display", "plain"],
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                                cwd=tmp_path)
+        # a terminal's signal dispositions (`tests.terminal`): a background pytest would leave SIGINT ignored
+        proc = terminal_popen([sys.executable, "-m", "inspect_ai", "eval", "tombench/exploretom_adversarial",
+                               "--model", MODEL, *args, "--log-dir", str(tmp_path / "logs"), "--display", "plain"],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                              cwd=tmp_path)
         try:
             deadline = time.monotonic() + 150
             while server.completions("hanging") == 0 and proc.poll() is None and time.monotonic() < deadline:

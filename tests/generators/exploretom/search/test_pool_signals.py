@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.terminal import terminal_popen
 from tombench.generators.exploretom.search.pool import SearchPool
 
 #: a grid long enough to be interrupted mid-search (the recency model answers at once; the search's CPU is the time)
@@ -54,10 +55,11 @@ def _wait_for(condition, seconds: float) -> bool:  # noqa: ANN001 - a predicate
 
 
 def _start_search(tmp_path: Path, settle: float = 2.0) -> tuple[subprocess.Popen, list[int]]:
-    """`tombench search --workers 2` in its own session (its own process group, as in a terminal), `settle` seconds
-    after its processes (both workers and the resource tracker) appeared."""
-    proc = subprocess.Popen([sys.executable, *SEARCH, "--out", str(tmp_path / "run")], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True)
+    """`tombench search --workers 2` in its own session (its own process group, as in a terminal) with a terminal's
+    signal dispositions (`tests.terminal`: however pytest was started), `settle` seconds after its processes (both
+    workers and the resource tracker) appeared."""
+    proc = terminal_popen([sys.executable, *SEARCH, "--out", str(tmp_path / "run")], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, start_new_session=True)
     assert _wait_for(lambda: len(_children(proc.pid)) >= 2 or proc.poll() is not None, 120), "no workers started"
     assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
     time.sleep(settle)
@@ -142,8 +144,8 @@ def test_ctrl_c_ends_a_live_eval_with_workers(tmp_path: Path, settle: float) -> 
     30 s and leaves no process behind."""
     # run from tmp_path, as a user runs `inspect eval` from a project: in the repository root, a `tombench.egg-info`
     # left by `pip install -e .` makes Inspect read "tombench/..." as a path to task files, not a registry name
-    proc = subprocess.Popen([sys.executable, *LIVE, "--log-dir", str(tmp_path)], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=tmp_path)
+    proc = terminal_popen([sys.executable, *LIVE, "--log-dir", str(tmp_path)], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=tmp_path)
     assert _wait_for(lambda: len(_children(proc.pid)) >= 2 or proc.poll() is not None, 120), "no workers started"
     assert proc.poll() is None, proc.stderr.read() if proc.stderr else ""
     time.sleep(settle)
