@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Literal
 
-from inspect_ai.model import ModelRole
+from inspect_ai.model import ModelRole, model_roles
 from inspect_ai.scorer import (
     CORRECT,
     INCORRECT,
@@ -53,6 +53,7 @@ __all__ = [
     "judge",
     "matcher_check",
     "tom_answer",
+    "task_check",
     "tom_metrics",
     "validate_check",
 ]
@@ -104,6 +105,26 @@ def validate_check(check: str) -> CheckMode:
     if check not in CHECK_MODES:
         raise OptionError(f"Invalid check value: {check!r}. Must be one of: {list(CHECK_MODES)}")
     return check  # type: ignore[return-value]
+
+
+#: what a task built with check=judge and no grader says (one line, before any model call)
+NO_GRADER = ("check=judge needs a grader model: add --model-role grader=MODEL (in Python: eval(..., "
+             "model_roles={'grader': MODEL}) with the task given by name), or use -T check=strict")
+
+
+def task_check(check: str) -> CheckMode:
+    """A task's `check` option, read when the task is built: `validate_check`, and for "judge" a model bound to the
+    grader role, or one line (`OptionError`) before any model call.
+
+    Without a grader, `tom_answer` stops at the first question it scores: the live task would have run its whole
+    search by then (model calls a user pays for), and a fixed task would end in a traceback. Inspect binds the
+    eval's model roles (`--model-role`, `eval(model_roles=...)`, a retried log's) before it builds a task it loads
+    by name or from its function, so `model_roles()` holds them here. A task object built before `eval()` is given
+    its roles sees none and is refused too: pass the task by name (or function) with `task_args` instead."""
+    mode = validate_check(check)
+    if mode == "judge" and GRADER_ROLE not in model_roles():
+        raise OptionError(NO_GRADER)
+    return mode
 
 
 def matcher_check(check: str) -> Literal["strict", "substring"]:

@@ -55,7 +55,7 @@ from tombench.kit.options import (
     rooms_limit,
 )
 from tombench.scorers.exploretom import SEARCH_KIND, adversarial_answer, search_outcome
-from tombench.scorers.story_questions import matcher_check, validate_check
+from tombench.scorers.story_questions import matcher_check, task_check
 from tombench.tasks.exploretom.progress import LiveProgress
 from tombench.tasks.shared.story_questions import TOM_CONFIG, story_samples, tom_solver
 
@@ -431,7 +431,7 @@ def exploretom_adversarial(
     from tombench.dsl import ContextError
     from tombench.generators.exploretom.contexts import resolve_contexts
 
-    check_mode = validate_check(check)
+    check_mode = task_check(check)  # judge without a grader: refused before the search
     try:
         ctxs = resolve_contexts(contexts)  # fail before any model call (the bank is cached; a file is re-read once)
     except ContextError as e:

@@ -36,7 +36,7 @@ from tombench.kit.options import (
     list_items,
     people_limit,
 )
-from tombench.scorers.story_questions import CheckMode, tom_answer, validate_check
+from tombench.scorers.story_questions import CheckMode, task_check, tom_answer
 from tombench.tasks.shared.story_questions import HEADLINE, TOM_CONFIG, story_samples, tom_solver
 
 __all__ = ["exploretom_random", "random_samples", "TASK_VERSION"]
@@ -138,7 +138,7 @@ def exploretom_random(
     from tombench.dsl import STORY_TYPES
     from tombench.dsl.context import ContextError
 
-    mode = validate_check(check)
+    mode = task_check(check)
     types = list_items(story_types) or list(STORY_TYPES)
     bad = [t for t in types if t not in STORY_TYPES]
     if bad:

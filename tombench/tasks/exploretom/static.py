@@ -40,7 +40,7 @@ from tombench.kit.evals import task_data
 from tombench.kit.options import check_bool, check_ints, list_items
 from tombench.kit.pinning import HubFile, download_hub_file, load_hub_dataset
 from tombench.kit.reading import first_line, read_records, read_text
-from tombench.scorers.story_questions import CheckMode, tom_answer, validate_check
+from tombench.scorers.story_questions import CheckMode, task_check, tom_answer
 from tombench.tasks.shared.story_questions import (
     HEADLINE,
     TOM_CONFIG,
@@ -383,7 +383,7 @@ def exploretom_static(
 
     relabel = check_bool("relabel", relabel)
     cache = check_bool("cache", cache)
-    mode = validate_check(check)
+    mode = task_check(check)
     if text not in ("structure", "infilled"):
         raise OptionError(f"Invalid text value: {text!r}. Must be one of: ['structure', 'infilled']")
     try:

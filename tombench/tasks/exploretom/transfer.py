@@ -27,7 +27,7 @@ from tombench.kit.evals import task_data
 from tombench.kit.options import check_ints
 from tombench.kit.pinning import load_hub_dataset
 from tombench.kit.reading import first_line, read_jsonl, require_keys
-from tombench.scorers.story_questions import tom_answer, validate_check
+from tombench.scorers.story_questions import task_check, tom_answer
 from tombench.tasks.shared.story_questions import TOM_CONFIG, story_samples, tom_solver
 
 __all__ = ["exploretom_transfer", "load_found_stories", "FoundStory"]
@@ -146,7 +146,7 @@ def exploretom_transfer(
     if not stories:
         raise OptionError("exploretom_transfer needs -T stories=PATH (a tombench search output, an --export-hf "
                          "folder, a live-task log, or a Hub dataset id)")
-    mode = validate_check(check)
+    mode = task_check(check)
     orders = check_ints("question_orders", question_orders, 0, 2)
     found = load_found_stories(stories, revision)
     if not found:

@@ -36,7 +36,7 @@ from tombench.kit.evals import task_data
 from tombench.kit.options import check_bool
 from tombench.kit.pinning import UrlFile, fetch
 from tombench.kit.reading import read_text
-from tombench.scorers.story_questions import CheckMode, tom_answer, tom_metrics, validate_check
+from tombench.scorers.story_questions import CheckMode, task_check, tom_answer, tom_metrics
 from tombench.tasks.shared.choices import digest
 from tombench.tasks.shared.story_questions import HEADLINE, TOM_CONFIG, tom_sample, tom_solver
 from tombench.tasks.shared.suite import suite_metadata
@@ -286,7 +286,7 @@ def tomi(
     """
     relabel = check_bool("relabel", relabel)
     cache = check_bool("cache", cache)
-    mode = validate_check(check)
+    mode = task_check(check)
     if split not in SPLITS:
         raise OptionError(f"Invalid split value: {split!r}. Must be one of: {list(SPLITS)}")
     records, provenance = load_records(split, data)
