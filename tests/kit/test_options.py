@@ -77,6 +77,8 @@ TASK_CASES = [
     ("exploretom_adversarial", {"refine": 1.5}, "Invalid refine value: 1.5. Must be a number from 0 to 1"),
     ("exploretom_adversarial", {"seed": 0.5}, "Invalid seed value: 0.5"),
     ("exploretom_adversarial", {"question_orders": "4"}, "Invalid question_orders"),
+    ("exploretom_adversarial", {"settings_limit": 0}, "Invalid settings_limit value: 0. Must be an integer >= 1"),
+    ("exploretom_adversarial", {"settings_limit": "two"}, "Invalid settings_limit value: 'two'"),
     ("exploretom_transfer", {"stories": "x.jsonl", "question_orders": "-1"}, "Invalid question_orders"),
     ("exploretom_static", {"data": "tests/tasks/exploretom/fixtures/exploretom_sample.csv", "question_orders": 5},
      "Invalid question_orders"),

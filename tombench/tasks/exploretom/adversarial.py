@@ -56,6 +56,7 @@ from tombench.kit.options import (
 )
 from tombench.scorers.exploretom import SEARCH_KIND, adversarial_answer, search_outcome
 from tombench.scorers.story_questions import matcher_check, task_check
+from tombench.tasks.exploretom.eval_flags import eval_flags, refusal
 from tombench.tasks.exploretom.progress import LiveProgress
 from tombench.tasks.shared.story_questions import TOM_CONFIG, story_samples, tom_solver
 
@@ -351,6 +352,10 @@ def adversarial_solver(
             # the last step is the generation: asked again here when its reply cannot be read (`kit.calls.reread`)
             async with question_slots.slot(pool, model):
                 return await reread(lambda c: generate(state, cache=c), True)
+        # --limit / --sample-id that would drop this search's questions: one line, before any work (`eval_flags`)
+        refused = refusal(eval_flags(state.uuid), state.sample_id, md)
+        if refused:
+            raise OptionError(refused)
         pool = shared_pool(n_workers) if n_workers > 1 else None
         run = run_options.run_config(**options, model=str(model))
         setting = Setting(md["story_type"], md["people"], md["moves"], md["rooms"])
@@ -391,6 +396,7 @@ def exploretom_adversarial(
     question_orders: int | list[int] | str = "0,1,2",
     check: Literal["strict", "substring", "judge"] = "strict",
     shard: str | None = None,
+    settings_limit: int | None = None,
     workers: int | str | None = None,
     method: str = "astar",
     call_events: bool = False,
@@ -416,6 +422,9 @@ def exploretom_adversarial(
         shard: "K/N" runs every N-th setting of the grid from the K-th (one of N machines, docs/scale.md); the N
             shards' logs are one run for `tombench report` and `tombench leaderboard push`. "auto/N" takes K from
             a Kubernetes Indexed Job's or a Slurm array's task index (`kit.options.scheduler_shard`).
+        settings_limit: search only the first N settings of the grid (before sharding), and score all their
+            questions: the way to a smaller run. Inspect's `--limit` cannot do it here (it counts the question
+            samples the searches add and would drop them), so a search sample of a run given `--limit` is refused.
         workers: processes for the search's CPU work (None or "all": every core; 1: none, all in Inspect's
             process); the samples and scores are the same for any value (docs/scale.md).
         method: the search method (`tombench search --method`: astar, over-generate, random; the registry in
@@ -425,6 +434,7 @@ def exploretom_adversarial(
             errors) and the workers call the model themselves (docs/scale.md).
     """
     shard_kn = check_shard("shard", shard)
+    n_settings = None if settings_limit is None else check_int("settings_limit", settings_limit, lo=1)
     check_workers("workers", workers)  # the solver resolves it where it runs: "all" is that machine's cores
     from inspect_ai import SampleSource
 
@@ -439,7 +449,7 @@ def exploretom_adversarial(
     people = check_ints("people", people, 1, people_limit(ctxs))
     moves = check_ints("moves", moves, 1, MAX_MOVES)
     rooms = None if rooms is None else check_int("rooms", rooms, 1, rooms_limit(ctxs))
-    settings = adversarial_settings(action_sets, asymmetric, people, moves, rooms)
+    settings = adversarial_settings(action_sets, asymmetric, people, moves, rooms)[:n_settings]
     orders = check_ints("question_orders", question_orders, 0, 2)
     options = {
         "method": method, "stories_per_setting": check_int("stories_per_setting", stories_per_setting, lo=1),
