@@ -17,9 +17,10 @@ that provides it (`importlib.metadata.packages_distributions`) and looked up in 
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from importlib.metadata import packages_distributions
 from pathlib import Path
@@ -123,9 +124,15 @@ def declared() -> tuple[set[str], dict[str, set[str]]]:
     return core, extras
 
 
+@functools.cache
+def _installed() -> Mapping[str, list[str]]:
+    """Top-level module -> distributions, of this environment (a scan of every installed package: once)."""
+    return packages_distributions()
+
+
 def distribution(module: str) -> str | None:
     """The distribution that provides top-level `module` (the one installed here, else `NOT_INSTALLED`)."""
-    found = packages_distributions().get(module)
+    found = _installed().get(module)
     if found:
         return _normal(found[0])
     return _normal(NOT_INSTALLED[module]) if module in NOT_INSTALLED else None

@@ -136,3 +136,4 @@ def test_inspect_eval_with_limit_says_so_in_one_line(tmp_path: Path) -> None:
     refusals = [line for line in out.splitlines() if "cannot limit exploretom_adversarial" in line]
     assert len(refusals) == 2 and all("-T settings_limit=N" in line for line in refusals), out
     assert "2 of 2 executed samples (100%) had errors" in out
+    assert "hooks enabled" not in out  # the hook is registered when the task is built: after Inspect's start-up banner

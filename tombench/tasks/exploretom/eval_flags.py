@@ -10,6 +10,11 @@ the eval's config (`TaskStart.spec.config`) when a task starts, then each sample
 that sets one, and which running samples belong to it; the live task's solver asks `refusal` before a search, and a
 search that would be scored for nothing ends at once with one line saying what to use instead (`-T settings_limit`),
 before any model call. Every other task and eval is left alone (the hook only keeps two small maps).
+
+The hook is registered when the live task is first built (`watch`), not when this module is imported: Inspect prints
+every hook registered at its start-up in a banner ("hooks enabled: 1 ..."), and tombench's tasks are imported by
+every `inspect` command of an environment that has tombench installed. Inspect looks for hooks again when it emits
+an event, so one registered while the task is built still hears the task start.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from typing import Any
 
 from inspect_ai.hooks import Hooks, SampleEnd, SampleInit, TaskEnd, TaskStart, hooks
 
-__all__ = ["EvalFlags", "EvalFlagsHook", "eval_flags", "refusal"]
+__all__ = ["EvalFlags", "EvalFlagsHook", "eval_flags", "refusal", "watch"]
 
 #: what a search sample of an eval run with `--limit` ends with
 LIMIT_REFUSAL = ("--limit {limit} cannot limit exploretom_adversarial: Inspect counts the question samples each search "
@@ -48,7 +53,6 @@ _EVALS: dict[str, EvalFlags] = {}
 _SAMPLES: dict[str, EvalFlags] = {}
 
 
-@hooks(name="eval_flags", description="tombench: notes --limit and --sample-id for the live adversarial task")
 class EvalFlagsHook(Hooks):
     """Keeps `--limit` and `--sample-id` where the live task's solver can read them (`eval_flags`)."""
 
@@ -67,6 +71,16 @@ class EvalFlagsHook(Hooks):
 
     async def on_sample_end(self, data: SampleEnd) -> None:
         _SAMPLES.pop(data.sample_id, None)
+
+
+_WATCHING: list[bool] = []
+
+
+def watch() -> None:
+    """Register `EvalFlagsHook` with Inspect, once per process (the live task calls this when it is built)."""
+    if not _WATCHING:
+        hooks(name="eval_flags", description="tombench: notes --limit and --sample-id for the live task")(EvalFlagsHook)
+        _WATCHING.append(True)
 
 
 def eval_flags(sample_uuid: str) -> EvalFlags | None:
