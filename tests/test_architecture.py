@@ -12,6 +12,8 @@
   the CLI (`cli.py`, `commands/`).
 * No import cycle, and no private name crosses a module: a `_name` is imported only where it is defined, a
   `_module` only inside its own package.
+* Inspect's private names (its `_modules`, `_names`, the underscored attributes of its objects) are used in
+  `kit/inspect_internals.py` alone, where each is checked before use (issue #48).
 """
 
 from __future__ import annotations
@@ -210,3 +212,106 @@ def test_no_private_name_crosses_a_module() -> None:
     """A private name is the module's own business: what another module needs is made public where it lives."""
     crossing = {m: _private_imports(m) for m in MODULES}
     assert not {m: v for m, v in crossing.items() if v}
+
+
+#: the one module that may use Inspect's private names (issue #48: Inspect renames them freely; there each is checked
+#: before use and the live task falls back to Inspect's public API where one is gone). Every other module uses the
+#: public API only.
+INSPECT_SEAM = "tombench.kit.inspect_internals"
+#: underscored attributes of objects tombench did not define that it reads on purpose, none of them Inspect's: any
+#: other such access is taken for Inspect's (its `Model`, `Transcript`, `ModelAPI`...) and belongs in the seam
+FOREIGN_PRIVATE_OK = {
+    "_replace": "a namedtuple's own API (underscored so as not to clash with its fields)",
+    "_exit": "os._exit, the documented way for a process to end without clean-up (kit/orphans.py)",
+    "_get_running_loop": "asyncio's loop or None, from a signal handler (cli.py)",
+    "_remote_oid": "huggingface_hub's own mark of an unchanged file (kit/hub.py)",
+}
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _module_path(module: str) -> Path:
+    path = PACKAGE.parent / module.replace(".", "/")
+    return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+
+
+TREES = {m: ast.parse(_module_path(m).read_text(encoding="utf-8")) for m in MODULES}
+
+
+def _own_private_names() -> set[str]:
+    """The underscored names tombench defines itself, as attributes (`self._x = ...`, a class's `_x` field or method)
+    or module members: reading one of them from an object is tombench reading its own."""
+    names: set[str] = set()
+    for tree in TREES.values():
+        for node in ast.walk(tree):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+    return {n for n in names if _private(n)}
+
+
+def _private_inspect_imports(tree: ast.AST) -> list[str]:
+    """Inspect's private modules and names a module imports (`inspect_ai._util...`, `inspect_ai.model._model`,
+    `from inspect_ai.x import _y`), or names as a string (an `importlib.import_module` argument)."""
+    found = []
+    docstrings = {id(n.body[0].value) for n in ast.walk(tree) if isinstance(n, (ast.Module, ast.ClassDef,
+                  ast.FunctionDef, ast.AsyncFunctionDef)) and n.body and isinstance(n.body[0], ast.Expr)}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            paths = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            paths = [f"{node.module}.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            paths = [node.value] if node.value.startswith("inspect_ai.") and " " not in node.value else []
+        else:
+            continue
+        found += [p for p in paths if p.split(".")[0] == "inspect_ai" and any(map(_private, p.split(".")[1:]))]
+    return found
+
+
+def _foreign_private_attributes(tree: ast.AST, own: set[str]) -> list[str]:
+    """Underscored attributes read from an object tombench did not define (`model._resolve_config`,
+    `getattr(model, "_explicit_base_url")`): not `self`'s or `cls`'s, not a name tombench defines, not allowed."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and not (isinstance(node.value, ast.Name)
+                                                    and node.value.id in ("self", "cls")):
+            name = node.attr
+        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+              and node.func.id in ("getattr", "hasattr", "setattr", "delattr") and len(node.args) >= 2
+              and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
+            name = node.args[1].value
+        else:
+            continue
+        if _private(name) and name not in own and name not in FOREIGN_PRIVATE_OK:
+            found.append(f"line {node.lineno}: {ast.unparse(node)[:60]}")
+    return found
+
+
+def test_only_the_seam_uses_inspects_private_names() -> None:
+    """Inspect's private modules, names and attributes are used in `kit/inspect_internals.py` alone: a rename in a
+    new Inspect release then turns the live task's fast path off there (one warning) instead of failing every search
+    sample (tests/tasks/exploretom/test_inspect_internals.py)."""
+    own = _own_private_names()
+    bad = {m: _private_inspect_imports(tree) + _foreign_private_attributes(tree, own)
+           for m, tree in TREES.items() if m != INSPECT_SEAM}
+    assert not {m: v for m, v in bad.items() if v}, "move these into " + INSPECT_SEAM
+
+
+def test_the_seam_check_sees_what_it_is_meant_to() -> None:
+    """The check above, on code that does what the live task once did: each use is found."""
+    code = ast.parse(
+        "from inspect_ai.model._model import sample_model_usage\n"
+        "import inspect_ai._util.error\n"
+        "from inspect_ai.log import _transcript\n"
+        "importlib.import_module('inspect_ai.model._cache')\n"
+        "config = model._resolve_config(None)\n"
+        "url = getattr(model, '_explicit_base_url', None)\n"
+        "fine = self._own + state.metadata + k._replace(x=1)\n")
+    assert len(_private_inspect_imports(code)) == 4
+    assert sorted(f.split(":")[0] for f in _foreign_private_attributes(code, {"_own"})) == ["line 5", "line 6"]
