@@ -40,9 +40,8 @@ def _module(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _imports(path: Path) -> set[str]:
+def _imports(path: Path, tree: ast.AST) -> set[str]:
     """Every tombench module a file imports, at the top or inside a function (absolute and relative)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
     here = _module(path).split(".")
     package = here if path.name == "__init__.py" else here[:-1]
     found: set[str] = set()
@@ -58,7 +57,9 @@ def _imports(path: Path) -> set[str]:
     return {m for m in found if m == "tombench" or m.startswith("tombench.")}
 
 
-MODULES = {_module(p): _imports(p) for p in sorted(PACKAGE.rglob("*.py"))}
+#: every module's syntax tree, parsed once for all the checks
+TREES = {_module(p): ast.parse(p.read_text(encoding="utf-8")) for p in sorted(PACKAGE.rglob("*.py"))}
+MODULES = {_module(p): _imports(p, TREES[_module(p)]) for p in sorted(PACKAGE.rglob("*.py"))}
 
 
 def _family(module: str) -> str | None:
@@ -232,75 +233,81 @@ def _private(name: str) -> bool:
     return name.startswith("_") and not name.startswith("__")
 
 
-def _module_path(module: str) -> Path:
-    path = PACKAGE.parent / module.replace(".", "/")
-    return path / "__init__.py" if path.is_dir() else path.with_suffix(".py")
+_DEFS = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+_ATTRIBUTE_CALLS = ("getattr", "hasattr", "setattr", "delattr")
 
 
-TREES = {m: ast.parse(_module_path(m).read_text(encoding="utf-8")) for m in MODULES}
+def _inspect_private_path(node: ast.AST, docstrings: set[int]) -> list[str]:
+    """The dotted paths `node` names that are private to Inspect (`inspect_ai._util.error`, `inspect_ai.model._model.x`,
+    `from inspect_ai.log import _transcript`, such a path as a string: an `importlib.import_module` argument)."""
+    if isinstance(node, ast.Import):
+        paths = [a.name for a in node.names]
+    elif isinstance(node, ast.ImportFrom) and not node.level:
+        paths = [f"{node.module}.{a.name}" for a in node.names]
+    elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+        paths = [node.value] if node.value.startswith("inspect_ai.") and " " not in node.value else []
+    else:
+        return []
+    return [p for p in paths if p.split(".")[0] == "inspect_ai" and any(map(_private, p.split(".")[1:]))]
 
 
-def _own_private_names() -> set[str]:
-    """The underscored names tombench defines itself, as attributes (`self._x = ...`, a class's `_x` field or method)
-    or module members: reading one of them from an object is tombench reading its own."""
-    names: set[str] = set()
-    for tree in TREES.values():
-        for node in ast.walk(tree):
-            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                names.add(node.name)
-            elif isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
-                names.add(node.attr)
-            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-                names.add(node.id)
-    return {n for n in names if _private(n)}
+def _attribute_read(node: ast.AST) -> str | None:
+    """The attribute `node` reads from an object other than `self` or `cls` (`model._resolve_config`,
+    `getattr(model, "_explicit_base_url")`), if it does."""
+    if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+        return None if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls") else node.attr
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _ATTRIBUTE_CALLS
+            and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
+        return node.args[1].value
+    return None
 
 
-def _private_inspect_imports(tree: ast.AST) -> list[str]:
-    """Inspect's private modules and names a module imports (`inspect_ai._util...`, `inspect_ai.model._model`,
-    `from inspect_ai.x import _y`), or names as a string (an `importlib.import_module` argument)."""
-    found = []
-    docstrings = {id(n.body[0].value) for n in ast.walk(tree) if isinstance(n, (ast.Module, ast.ClassDef,
-                  ast.FunctionDef, ast.AsyncFunctionDef)) and n.body and isinstance(n.body[0], ast.Expr)}
+def _defined(node: ast.AST) -> str | None:
+    """The name `node` defines: a function, a class, an attribute or a variable assigned (`self._x = ...`)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return node.name
+    if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+        return node.attr
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+        return node.id
+    return None
+
+
+def _private_uses(tree: ast.AST) -> tuple[set[str], list[str], list[tuple[str, str]]]:
+    """One module in one walk (parents before children, so its docstrings are known before their text): the
+    underscored names it defines, the private Inspect paths it names (`_inspect_private_path`), and the underscored
+    attributes it reads from other objects than `self` and `cls` (name, where)."""
+    defined: set[str] = set()
+    paths: list[str] = []
+    reads: list[tuple[str, str]] = []
+    docstrings: set[int] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            paths = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom) and not node.level:
-            paths = [f"{node.module}.{a.name}" for a in node.names]
-        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
-            paths = [node.value] if node.value.startswith("inspect_ai.") and " " not in node.value else []
-        else:
-            continue
-        found += [p for p in paths if p.split(".")[0] == "inspect_ai" and any(map(_private, p.split(".")[1:]))]
-    return found
+        if isinstance(node, _DEFS) and node.body and isinstance(node.body[0], ast.Expr):
+            docstrings.add(id(node.body[0].value))
+        paths += _inspect_private_path(node, docstrings)
+        for name, into in ((_defined(node), None), (_attribute_read(node), reads)):
+            if name is not None and _private(name):
+                if into is None:
+                    defined.add(name)
+                else:
+                    into.append((name, f"line {node.lineno}: {ast.unparse(node)[:60]}"))  # type: ignore[attr-defined]
+    return defined, paths, reads
 
 
-def _foreign_private_attributes(tree: ast.AST, own: set[str]) -> list[str]:
-    """Underscored attributes read from an object tombench did not define (`model._resolve_config`,
-    `getattr(model, "_explicit_base_url")`): not `self`'s or `cls`'s, not a name tombench defines, not allowed."""
-    found = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Attribute) and not (isinstance(node.value, ast.Name)
-                                                    and node.value.id in ("self", "cls")):
-            name = node.attr
-        elif (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
-              and node.func.id in ("getattr", "hasattr", "setattr", "delattr") and len(node.args) >= 2
-              and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
-            name = node.args[1].value
-        else:
-            continue
-        if _private(name) and name not in own and name not in FOREIGN_PRIVATE_OK:
-            found.append(f"line {node.lineno}: {ast.unparse(node)[:60]}")
-    return found
+def _inspect_private_uses(scans: dict[str, tuple[set[str], list[str], list[tuple[str, str]]]]) -> dict[str, list[str]]:
+    """Per module, what it uses of Inspect's privates: their paths, and underscored attributes read from objects
+    tombench did not define (a name no tombench module defines, not in FOREIGN_PRIVATE_OK)."""
+    own = set().union(*(defined for defined, _, _ in scans.values()))
+    return {m: paths + [where for name, where in reads if name not in own and name not in FOREIGN_PRIVATE_OK]
+            for m, (_, paths, reads) in scans.items()}
 
 
 def test_only_the_seam_uses_inspects_private_names() -> None:
     """Inspect's private modules, names and attributes are used in `kit/inspect_internals.py` alone: a rename in a
     new Inspect release then turns the live task's fast path off there (one warning) instead of failing every search
     sample (tests/tasks/exploretom/test_inspect_internals.py)."""
-    own = _own_private_names()
-    bad = {m: _private_inspect_imports(tree) + _foreign_private_attributes(tree, own)
-           for m, tree in TREES.items() if m != INSPECT_SEAM}
-    assert not {m: v for m, v in bad.items() if v}, "move these into " + INSPECT_SEAM
+    found = _inspect_private_uses({m: _private_uses(tree) for m, tree in TREES.items()})
+    assert not {m: v for m, v in found.items() if v and m != INSPECT_SEAM}, "move these into " + INSPECT_SEAM
 
 
 def test_the_seam_check_sees_what_it_is_meant_to() -> None:
@@ -312,6 +319,8 @@ def test_the_seam_check_sees_what_it_is_meant_to() -> None:
         "importlib.import_module('inspect_ai.model._cache')\n"
         "config = model._resolve_config(None)\n"
         "url = getattr(model, '_explicit_base_url', None)\n"
-        "fine = self._own + state.metadata + k._replace(x=1)\n")
-    assert len(_private_inspect_imports(code)) == 4
-    assert sorted(f.split(":")[0] for f in _foreign_private_attributes(code, {"_own"})) == ["line 5", "line 6"]
+        "fine = self._mine + other._own + state.metadata + k._replace(x=1)\n")
+    own = ast.parse("class Mine:\n    def __init__(self):\n        self._own = 1\n")
+    found = _inspect_private_uses({"code": _private_uses(code), "mine": _private_uses(own)})["code"]
+    assert len([f for f in found if f.startswith("inspect_ai")]) == 4
+    assert sorted(f.split(":")[0] for f in found if f.startswith("line")) == ["line 5", "line 6"]
