@@ -105,18 +105,19 @@ def _not_a_function(usage: Any) -> None:
     pass
 
 
-#: one way each internal can disappear or change; the live task must run on its public path under every one
+#: one way each internal can disappear or change (the key: the internal, then how; a pytest id); the live task must
+#: run on its public path under every one
 RENAMES: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
-    "init_transcript gone": _module_name("inspect_ai.log._transcript", "init_transcript"),
-    "Transcript._event's parameters changed": _method("inspect_ai.log.Transcript", "_event", "logged"),
-    "Transcript._event_updated's parameters changed": _method("inspect_ai.log.Transcript", "_event_updated", "changed"),
-    "Transcript.info no longer through _event": _info_bypasses_event,
-    "cache epoch not a ContextVar": _module_name("inspect_ai.model._cache", "epoch", 0),
-    "cache epoch gone": _module_name("inspect_ai.model._cache", "epoch"),
-    "model_usage_context_var not a ContextVar": _module_name("inspect_ai.model._model", "model_usage_context_var", {}),
-    "record_and_check_model_usage's parameters changed": _module_name("inspect_ai.model._model",
+    "init_transcript-gone": _module_name("inspect_ai.log._transcript", "init_transcript"),
+    "Transcript._event-parameters": _method("inspect_ai.log.Transcript", "_event", "logged"),
+    "Transcript._event_updated-parameters": _method("inspect_ai.log.Transcript", "_event_updated", "changed"),
+    "Transcript.info-bypasses-_event": _info_bypasses_event,
+    "cache.epoch-not-a-ContextVar": _module_name("inspect_ai.model._cache", "epoch", 0),
+    "cache.epoch-gone": _module_name("inspect_ai.model._cache", "epoch"),
+    "model_usage_context_var-not-a-ContextVar": _module_name("inspect_ai.model._model", "model_usage_context_var", {}),
+    "record_and_check_model_usage-parameters": _module_name("inspect_ai.model._model",
                                                                       "record_and_check_model_usage", _not_a_function),
-    "sample_model_usage gone": _module_name("inspect_ai.model._model", "sample_model_usage"),
-    "Model._resolve_config's parameters changed": _method("inspect_ai.model.Model", "_resolve_config", "generate"),
-    "ModelAPI.api_key gone": _api_key_gone,
+    "sample_model_usage-gone": _module_name("inspect_ai.model._model", "sample_model_usage"),
+    "Model._resolve_config-parameters": _method("inspect_ai.model.Model", "_resolve_config", "generate"),
+    "ModelAPI.api_key-gone": _api_key_gone,
 }

@@ -69,7 +69,7 @@ def test_a_renamed_internal_turns_the_fast_path_off_with_one_warning(rename: str
 def test_forget_checks_again(warnings: list[str], monkeypatch: pytest.MonkeyPatch) -> None:
     """The verdict is the process's until forgotten: a rename undone is seen only after `forget()`."""
     with monkeypatch.context() as m:
-        RENAMES["sample_model_usage gone"](m)
+        RENAMES["sample_model_usage-gone"](m)
         assert not inspect_internals.fast_path()
     assert not inspect_internals.fast_path()
     inspect_internals.forget()

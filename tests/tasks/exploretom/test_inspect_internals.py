@@ -149,7 +149,7 @@ def test_search_command_keeps_its_calls_in_the_main_process(warnings: list[str],
     fast_targets: list[Any] = []
     fast = _search(tmp_path, "fast", fast_targets, monkeypatch)
     assert fast_targets and all(t is not None for t in fast_targets) and warnings == []
-    RENAMES["Model._resolve_config's parameters changed"](monkeypatch)
+    RENAMES["Model._resolve_config-parameters"](monkeypatch)
     inspect_internals.forget()
     slow_targets: list[Any] = []
     slow = _search(tmp_path, "slow", slow_targets, monkeypatch)
