@@ -101,6 +101,35 @@ def _info_bypasses_event(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(Transcript, "info", info)
 
 
+def _resolve_config_raises(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`Model._resolve_config` of the same parameters that fails when tombench calls it (it now needs something the
+    eval sets up), and works for Inspect."""
+    from inspect_ai.model import Model
+
+    original = Model._resolve_config
+
+    def _resolve_config(self: Any, config: Any) -> Any:
+        if _asked_by_tombench():
+            raise KeyError("generate_config")
+        return original(self, config)
+
+    monkeypatch.setattr(Model, "_resolve_config", _resolve_config)
+
+
+def _transcript_needs_arguments(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A `Transcript` subclass can no longer be made without arguments (the check's own probe fails)."""
+    from inspect_ai.log import Transcript
+
+    original = Transcript.__init__
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if type(self) is not Transcript and not args and not kwargs:
+            raise TypeError("Transcript() missing 1 required argument: 'history_provider'")
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Transcript, "__init__", __init__)
+
+
 def _not_a_function(usage: Any) -> None:
     pass
 
@@ -119,5 +148,7 @@ RENAMES: dict[str, Callable[[pytest.MonkeyPatch], None]] = {
                                                                       "record_and_check_model_usage", _not_a_function),
     "sample_model_usage-gone": _module_name("inspect_ai.model._model", "sample_model_usage"),
     "Model._resolve_config-parameters": _method("inspect_ai.model.Model", "_resolve_config", "generate"),
+    "Model._resolve_config-raises": _resolve_config_raises,
+    "Transcript-needs-arguments": _transcript_needs_arguments,
     "ModelAPI.api_key-gone": _api_key_gone,
 }

@@ -113,6 +113,8 @@ def _internals() -> _Internals | None:
             _VERDICT["internals"] = _load()
         except _Changed as e:
             _degrade(str(e))
+        except Exception as e:  # noqa: BLE001 - whatever a changed Inspect raises here, the public path still runs
+            _degrade(f"checking them raised {type(e).__name__}: {e}")
     return _VERDICT["internals"]
 
 
@@ -229,8 +231,8 @@ def worker_settings(model: Any) -> WorkerSettings | None:
         return None
     try:
         config = model._resolve_config(None)
-    except (AttributeError, TypeError) as e:
-        _degrade(f"Model._resolve_config failed: {type(e).__name__}: {e}")
+    except Exception as e:  # noqa: BLE001 - a changed internal: the public path still runs
+        _degrade(f"Model._resolve_config raised {type(e).__name__}: {e}")
         return None
     from inspect_ai.model import GenerateConfig
 
