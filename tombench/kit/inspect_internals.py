@@ -35,7 +35,7 @@ The internals, what each is for, and the public API that would replace it:
 * `inspect_ai._util.error.PrerequisiteError`: a user error Inspect prints as its message alone (`kit.errors`). Not
   the fast path's: where it is missing, errors show with a traceback and nothing else changes. Public: none.
 
-Replaced by public API (issue #48): `sample_state()` by the solver's `TaskState.epoch`, `Model._explicit_base_url` by
+Replaced by public API: `sample_state()` by the solver's `TaskState.epoch`, `Model._explicit_base_url` by
 `Model.explicit_base_url`, `active_generate_config()` by the worker target's resolved config.
 """
 
