@@ -1,3 +1,4 @@
+# inspect-evals-lint: ignore-file[main_file] -- ExploreToM's four tasks, one module each with its machinery
 """ExploreToM, live adversarial: the model under test drives the A* search, then answers the stories it failed.
 
 ExploreToM (Sclar et al., 2024, arXiv:2412.12175) finds, by A* search over story structures, the stories a target

@@ -45,7 +45,8 @@ def inspect_answerer(
         m = model
     else:
         config = GenerateConfig(max_connections=max_connections) if max_connections else None
-        m = get_model(model, config=config, **(model_args or {})) if config else get_model(model, **(model_args or {}))
+        kwargs = {"config": config} if config else {}
+        m = get_model(model, **kwargs, **(model_args or {}))  # inspect-evals-lint: ignore[get_model_location] -- `tombench search` asks a model outside any eval
     caller = PromptCaller(m, cache)
     stats = JobCalls()
 

@@ -106,7 +106,7 @@ class WorkerModel:
 
     def __init__(self, target: InspectTarget, slots: AbstractAsyncContextManager[None]) -> None:
         config = GenerateConfig(**target.config)
-        model = get_model(target.model, config=config, base_url=target.base_url, api_key=target.api_key,
+        model = get_model(target.model, config=config, base_url=target.base_url, api_key=target.api_key,  # inspect-evals-lint: ignore[get_model_location] -- a search worker process rebuilds the eval's model
                           memoize=False, **target.model_args)
         self.caller = PromptCaller(model, target.cache, _reentrant(slots))
 
