@@ -12,6 +12,8 @@
   the CLI (`cli.py`, `commands/`).
 * No import cycle, and no private name crosses a module: a `_name` is imported only where it is defined, a
   `_module` only inside its own package.
+* Inspect's private names (its `_modules`, `_names`, the underscored attributes of its objects) are used in
+  `kit/inspect_internals.py` alone, where each is checked before use (issue #48).
 """
 
 from __future__ import annotations
@@ -38,9 +40,8 @@ def _module(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _imports(path: Path) -> set[str]:
+def _imports(path: Path, tree: ast.AST) -> set[str]:
     """Every tombench module a file imports, at the top or inside a function (absolute and relative)."""
-    tree = ast.parse(path.read_text(encoding="utf-8"))
     here = _module(path).split(".")
     package = here if path.name == "__init__.py" else here[:-1]
     found: set[str] = set()
@@ -56,7 +57,9 @@ def _imports(path: Path) -> set[str]:
     return {m for m in found if m == "tombench" or m.startswith("tombench.")}
 
 
-MODULES = {_module(p): _imports(p) for p in sorted(PACKAGE.rglob("*.py"))}
+#: every module's syntax tree, parsed once for all the checks
+TREES = {_module(p): ast.parse(p.read_text(encoding="utf-8")) for p in sorted(PACKAGE.rglob("*.py"))}
+MODULES = {_module(p): _imports(p, TREES[_module(p)]) for p in sorted(PACKAGE.rglob("*.py"))}
 
 
 def _family(module: str) -> str | None:
@@ -210,3 +213,114 @@ def test_no_private_name_crosses_a_module() -> None:
     """A private name is the module's own business: what another module needs is made public where it lives."""
     crossing = {m: _private_imports(m) for m in MODULES}
     assert not {m: v for m, v in crossing.items() if v}
+
+
+#: the one module that may use Inspect's private names (issue #48: Inspect renames them freely; there each is checked
+#: before use and the live task falls back to Inspect's public API where one is gone). Every other module uses the
+#: public API only.
+INSPECT_SEAM = "tombench.kit.inspect_internals"
+#: underscored attributes of objects tombench did not define that it reads on purpose, none of them Inspect's: any
+#: other such access is taken for Inspect's (its `Model`, `Transcript`, `ModelAPI`...) and belongs in the seam
+FOREIGN_PRIVATE_OK = {
+    "_replace": "a namedtuple's own API (underscored so as not to clash with its fields)",
+    "_exit": "os._exit, the documented way for a process to end without clean-up (kit/orphans.py)",
+    "_get_running_loop": "asyncio's loop or None, from a signal handler (cli.py)",
+    "_remote_oid": "huggingface_hub's own mark of an unchanged file (kit/hub.py)",
+}
+
+
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+_DEFS = (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+_ATTRIBUTE_CALLS = ("getattr", "hasattr", "setattr", "delattr")
+
+
+def _inspect_private_path(node: ast.AST, docstrings: set[int]) -> list[str]:
+    """The dotted paths `node` names that are private to Inspect (`inspect_ai._util.error`, `inspect_ai.model._model.x`,
+    `from inspect_ai.log import _transcript`, such a path as a string: an `importlib.import_module` argument)."""
+    if isinstance(node, ast.Import):
+        paths = [a.name for a in node.names]
+    elif isinstance(node, ast.ImportFrom) and not node.level:
+        paths = [f"{node.module}.{a.name}" for a in node.names]
+    elif isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+        paths = [node.value] if node.value.startswith("inspect_ai.") and " " not in node.value else []
+    else:
+        return []
+    return [p for p in paths if p.split(".")[0] == "inspect_ai" and any(map(_private, p.split(".")[1:]))]
+
+
+def _attribute_read(node: ast.AST) -> str | None:
+    """The attribute `node` reads from an object other than `self` or `cls` (`model._resolve_config`,
+    `getattr(model, "_explicit_base_url")`), if it does."""
+    if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Load):
+        return None if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls") else node.attr
+    if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _ATTRIBUTE_CALLS
+            and len(node.args) >= 2 and isinstance(node.args[1], ast.Constant) and isinstance(node.args[1].value, str)):
+        return node.args[1].value
+    return None
+
+
+def _defined(node: ast.AST) -> str | None:
+    """The name `node` defines: a function, a class, an attribute or a variable assigned (`self._x = ...`)."""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return node.name
+    if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+        return node.attr
+    if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+        return node.id
+    return None
+
+
+def _private_uses(tree: ast.AST) -> tuple[set[str], list[str], list[tuple[str, str]]]:
+    """One module in one walk (parents before children, so its docstrings are known before their text): the
+    underscored names it defines, the private Inspect paths it names (`_inspect_private_path`), and the underscored
+    attributes it reads from other objects than `self` and `cls` (name, where)."""
+    defined: set[str] = set()
+    paths: list[str] = []
+    reads: list[tuple[str, str]] = []
+    docstrings: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, _DEFS) and node.body and isinstance(node.body[0], ast.Expr):
+            docstrings.add(id(node.body[0].value))
+        paths += _inspect_private_path(node, docstrings)
+        for name, into in ((_defined(node), None), (_attribute_read(node), reads)):
+            if name is not None and _private(name):
+                if into is None:
+                    defined.add(name)
+                else:
+                    into.append((name, f"line {node.lineno}: {ast.unparse(node)[:60]}"))  # type: ignore[attr-defined]
+    return defined, paths, reads
+
+
+def _inspect_private_uses(scans: dict[str, tuple[set[str], list[str], list[tuple[str, str]]]]) -> dict[str, list[str]]:
+    """Per module, what it uses of Inspect's privates: their paths, and underscored attributes read from objects
+    tombench did not define (a name no tombench module defines, not in FOREIGN_PRIVATE_OK)."""
+    own = set().union(*(defined for defined, _, _ in scans.values()))
+    return {m: paths + [where for name, where in reads if name not in own and name not in FOREIGN_PRIVATE_OK]
+            for m, (_, paths, reads) in scans.items()}
+
+
+def test_only_the_seam_uses_inspects_private_names() -> None:
+    """Inspect's private modules, names and attributes are used in `kit/inspect_internals.py` alone: a rename in a
+    new Inspect release then turns the live task's fast path off there (one warning) instead of failing every search
+    sample (tests/tasks/exploretom/test_inspect_internals.py)."""
+    found = _inspect_private_uses({m: _private_uses(tree) for m, tree in TREES.items()})
+    assert not {m: v for m, v in found.items() if v and m != INSPECT_SEAM}, "move these into " + INSPECT_SEAM
+
+
+def test_the_seam_check_sees_what_it_is_meant_to() -> None:
+    """The check above, on code that does what the live task once did: each use is found."""
+    code = ast.parse(
+        "from inspect_ai.model._model import sample_model_usage\n"
+        "import inspect_ai._util.error\n"
+        "from inspect_ai.log import _transcript\n"
+        "importlib.import_module('inspect_ai.model._cache')\n"
+        "config = model._resolve_config(None)\n"
+        "url = getattr(model, '_explicit_base_url', None)\n"
+        "fine = self._mine + other._own + state.metadata + k._replace(x=1)\n")
+    own = ast.parse("class Mine:\n    def __init__(self):\n        self._own = 1\n")
+    found = _inspect_private_uses({"code": _private_uses(code), "mine": _private_uses(own)})["code"]
+    assert len([f for f in found if f.startswith("inspect_ai")]) == 4
+    assert sorted(f.split(":")[0] for f in found if f.startswith("line")) == ["line 5", "line 6"]

@@ -52,7 +52,7 @@ def test_tasks_lists_data_size_license_cache_and_offline_way(empty_caches: Path)
     tomi = next(i for i, line in enumerate(lines) if line.startswith("tomi "))
     assert "cached: no" in lines[tomi] and "5,994" in lines[tomi] and "CC-BY-NC" in lines[tomi]
     assert lines[tomi + 2].strip().startswith("offline: -T split=example")
-    assert "ctompersu_sample.json" in res.output
+    assert "offline: -T dataset=sample" in res.output  # the packaged persuasion sample, from any folder
     assert next(line for line in lines if line.startswith("exploretom_random ")).split()[2] == "-"
 
 

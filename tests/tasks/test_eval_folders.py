@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import re
 from pathlib import Path
 
 import pytest
@@ -107,3 +108,31 @@ def test_readme_has_the_sections_and_names_every_option(name: str) -> None:
         for param in inspect.signature(fn).parameters:  # type: ignore[arg-type]
             assert f"-T {param}=" in text, f"{name}/README.md does not name -T {param}= ({task_name})"
     assert "TODO" not in text
+
+
+REPORT_MARKER = "<!-- evaluation-report -->"
+
+
+def _report_section(text: str) -> str:
+    """The README's `## Evaluation report` section, up to the next `## ` heading."""
+    start = text.index("\n## Evaluation report\n") + 1
+    end = text.find("\n## ", start + 1)
+    return text[start:] if end < 0 else text[start:end]
+
+
+@pytest.mark.parametrize("name", EVALS)
+def test_readme_evaluation_report_is_filled(name: str) -> None:
+    """The evaluation report holds measured rows, not the marker they replace: at least one Markdown table row names
+    an offline `tombench/` model and the `inspect eval tombench/...` command that produced it, and every row with a
+    command runs the model the row names."""
+    text = (TASKS / name / "README.md").read_text(encoding="utf-8")
+    section = _report_section(text)
+    assert REPORT_MARKER not in text, f"{name}/README.md still holds {REPORT_MARKER}"
+    rows = [line for line in section.splitlines() if line.startswith("|")]
+    commands = [(row, re.search(r"`(inspect eval tombench/[^`]*)`", row)) for row in rows]
+    measured = [(row, m.group(1)) for row, m in commands if m]
+    assert any(re.match(r"\|\s*`tombench/\w+`\s*\|", row) for row, _ in measured), (
+        f"{name}/README.md: no table row names a tombench/ model with an `inspect eval tombench/` command")
+    for row, command in measured:
+        model = re.match(r"\|\s*`([^`]+)`\s*\|", row)
+        assert model and f"--model {model.group(1)}" in command, (name, row)

@@ -137,7 +137,7 @@ PARAPHRASES = Path(__file__).parents[3] / "benchmarks" / "fantom_belief_paraphra
 
 
 def test_token_f1_belief_rule_on_written_paraphrases() -> None:
-    """The measured behaviour documented in docs/suites.md#fantom: verbatim answers always read right, paraphrases
+    """The measured behaviour documented in tombench/tasks/fantom/README.md: verbatim answers always read right, paraphrases
     not always (4 of 20 right paraphrases and 2 of 20 wrong ones are misread by token F1)."""
     import json
 

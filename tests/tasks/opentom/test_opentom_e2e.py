@@ -51,7 +51,7 @@ def _wrong(sample: Sample) -> str:
 def test_gold_answers_score_1_by_our_reading_and_the_authors_cells(tmp_path: Path) -> None:
     """Replying each gold answer: accuracy and strict_f1 1.0. The authors' per-genre F1 is 1.0 too, except fine
     location, where their article cut reads "another drawer" as "nother drawer", so the gold answer "another drawer"
-    reads as the initial place "drawer" (docs/suites.md): the headline is the mean of the cells worked out below."""
+    reads as the initial place "drawer" (tombench/tasks/opentom/README.md): the headline is the mean of the cells worked out below."""
     task = opentom(data=str(FIXTURE))
     samples = list(task.dataset)
     assert len(samples) == 46

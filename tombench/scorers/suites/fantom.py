@@ -9,7 +9,7 @@ list answer "Al" inside "Allison" and read "No, she knows" as a yes):
 * belief, free form: right when the response is closer to the correct answer than to the wrong one (paper: cosine
   of `all-roberta-large-v1` sentence embeddings; here by default token F1, or with `belief_matcher="embedding"`
   the paper's cosine rule over a sentence-transformers model, `tombench.scorers.suites.embedding`; see
-  `closer_to_correct` and docs/suites.md#fantom for how often the two disagree);
+  `closer_to_correct` and tombench/tasks/fantom/README.md for how often the two disagree);
 * answerability / info-accessibility lists: every character of the correct answer named, none of the wrong one;
 * yes/no questions: the response's yes or no (a leading yes/no/true/false, else the first clause saying whether the
   character knows; a hedge reads nothing);

@@ -14,7 +14,7 @@ two purposes:
   classes.
 
 The cells are those of the paper's Table 3 (`loc_coarse_fo`, `loc_coarse_so`, `loc_fine_fo`, `loc_fine_so`,
-`multihop_fo`, `multihop_so`, `attitude`). docs/suites.md compares both with the authors' script on the release.
+`multihop_fo`, `multihop_so`, `attitude`). tombench/tasks/opentom/README.md compares both with the authors' script on the release.
 """
 
 from __future__ import annotations
@@ -239,7 +239,7 @@ def opentom_answer() -> Scorer:
 # occur among the gold and the predicted labels, after dropping responses it cannot read (id -1) and questions whose
 # gold answer it cannot label (None). Rewritten here from the description of those rules, id for id, so the
 # per-genre cells can be compared with the paper's Table 3; checked against their script on the real files
-# (docs/suites.md).
+# (tombench/tasks/opentom/README.md).
 #: A response the authors' evaluator cannot read ("corrupted generation"): dropped from their F1.
 PAPER_CORRUPTED = -1
 

@@ -52,7 +52,7 @@ SOURCE = UrlFile(
     "data/bigtom/bigtom.csv",
     sha256="a14884fbff5b61d3fa194ab166764b553ab795fcb1359e69d1282eadf3011a46",
 )
-#: The paper's count: 25 conditions x 200 templates; the 25th (percept-to-belief) is left out here (docs/suites.md).
+#: The paper's count: 25 conditions x 200 templates; the 25th (percept-to-belief) is left out here (README.md).
 PAPER_ITEMS = 5000
 DATA = task_data(__file__, "bigtom", {"data": SOURCE})
 LICENSE = DATA.license  # eval.yaml's, the one place it is written

@@ -1,3 +1,4 @@
+# inspect-evals-lint: ignore-file[main_file] -- ExploreToM's four tasks, one module each with its machinery
 """ExploreToM, live adversarial: the model under test drives the A* search, then answers the stories it failed.
 
 ExploreToM (Sclar et al., 2024, arXiv:2412.12175) finds, by A* search over story structures, the stories a target
@@ -39,6 +40,7 @@ from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from tombench.dsl import Prompt, Setting, Story, derive_seed, settings_grid
 from tombench.generators.exploretom.search import run_options
+from tombench.kit import inspect_internals
 from tombench.kit.calls import reread
 from tombench.kit.errors import OptionError
 from tombench.kit.evals import task_data
@@ -186,27 +188,28 @@ def kept_questions(summary: dict[str, Any], md: dict[str, Any], orders: Sequence
                                    extra=None if extra is None else extra(rec))]
 
 
-async def _ask_ahead(questions: Sequence[Sample], model: Any, pool: Any) -> dict[str, Any] | None:
+async def _ask_ahead(questions: Sequence[Sample], model: Any, pool: Any, epoch: int | None = None,
+                     ) -> dict[str, Any] | None:
     """Ask the question samples' prompts now, in the search's workers, before those samples exist: their own calls
     are then reads of Inspect's response cache, and the eval's process, which runs every sample, makes no call to
     the model of its own (a call there cost it as much as a whole search call in a worker).
 
     The prompts are the question samples' exactly, with the decoding parameters they will be asked with (the task's
-    config as the eval overrides it), so the cache keys are theirs. Their tokens are the search sample's (a cache
-    read adds none). None where the parameters are not all known (nothing would be read back); a failure is noted,
-    not raised: the question samples then ask themselves, with Inspect's retries."""
-    from inspect_ai.model._generate_config import active_generate_config
-
+    config as the eval overrides it: the workers' copy of the model has that config), so the cache keys are theirs
+    (`epoch` the sample's). Their tokens are the search sample's (a cache read adds none). None where the
+    parameters are not all known (nothing would be read back) or the model stays in this process; a failure is
+    noted, not raised: the question samples then ask themselves, with Inspect's retries."""
     from tombench.dsl.prompting import SYSTEM_PROMPT
     from tombench.generators.exploretom.search.pool import answer_prompts
     from tombench.tasks.exploretom.answerer import calls_summary, inspect_answerer
 
-    config = active_generate_config()
-    decoding = {"temperature": config.temperature, "top_p": config.top_p, "max_tokens": config.max_tokens}
+    answer = inspect_answerer(model, cache=True, epoch=epoch)
+    target = answer.worker_target  # type: ignore[attr-defined]
+    config = target.config if target is not None else {}
+    decoding = {k: config.get(k) for k in ("temperature", "top_p", "max_tokens")}
     if not questions or None in decoding.values():
         return None
     prompts = list(dict.fromkeys(Prompt(system=SYSTEM_PROMPT, user=str(q.input), **decoding) for q in questions))
-    answer = inspect_answerer(model, cache=True)
     error = None
     try:
         await pool.run(answer_prompts, (prompts,), answer)
@@ -238,22 +241,17 @@ async def _without_call_events(coro: Any) -> Any:
     import asyncio
     import contextvars
 
-    from inspect_ai.log._transcript import init_transcript
-
-    from tombench.tasks.exploretom.worker_model import NoEvents
-
     ctx = contextvars.copy_context()
-    ctx.run(init_transcript, NoEvents())
+    ctx.run(inspect_internals.drop_events)
     return await asyncio.get_running_loop().create_task(coro, context=ctx)
 
 
 def _usage_since(before: dict[str, Any]) -> dict[str, Any]:
-    """The sample's token usage added since `before` (a copy of `sample_model_usage()`), per model."""
+    """The sample's token usage added since `before` (`inspect_internals.sample_usage()`), per model."""
     from inspect_ai.model import ModelUsage
-    from inspect_ai.model._model import sample_model_usage
 
     out = {}
-    for name, now in sample_model_usage().items():
+    for name, now in inspect_internals.sample_usage().items():
         was = before.get(name, ModelUsage())
         out[name] = ModelUsage(input_tokens=now.input_tokens - was.input_tokens,
                                output_tokens=now.output_tokens - was.output_tokens,
@@ -261,28 +259,59 @@ def _usage_since(before: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _logged_usage(start: int) -> dict[str, Any]:
+    """The tokens of the model calls this sample's transcript logged from its event `start` on, per model: what the
+    server counted (a cache read adds none, as in Inspect's own count), read from the public model events."""
+    from inspect_ai.event import ModelEvent
+    from inspect_ai.log import transcript
+    from inspect_ai.model import ModelUsage
+
+    out: dict[str, Any] = {}
+    for e in transcript().events[start:]:
+        if isinstance(e, ModelEvent) and e.cache != "read" and e.output.usage is not None:
+            out[e.model] = out.get(e.model, ModelUsage()) + e.output.usage
+    return out
+
+
+async def _searched(search: Any, where: str) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """Run `search` with its calls made `where` ("workers", "events": here, each a model event, or "main": here,
+    summarised); its summary and the tokens its calls used here (None: the workers report theirs)."""
+    if where == "workers":
+        return await search, None
+    if where == "events":
+        from inspect_ai.log import transcript
+
+        start = len(transcript().events)
+        return await search, _logged_usage(start)
+    before = inspect_internals.sample_usage()
+    return await _without_call_events(search), _usage_since(before)
+
+
 async def _run_search(md: dict[str, Any], setting: Setting, ctxs: Sequence[Any], model: Any, run: RunConfig,
                       pool: Any, call_events: bool, feed: Callable[[SettingProgress], None],
-                      orders: Sequence[int] = ()) -> dict[str, Any]:
+                      orders: Sequence[int] = (), epoch: int | None = None) -> dict[str, Any]:
     """One search sample's search, its model calls made in the pool's workers where the model can be rebuilt
     there, else here; its summary with the calls' account (`answerer.calls_summary`) under "calls", also shown in
     the transcript as one info event. With the calls in the workers, the kept stories' questions of `orders` are
-    asked there too (`_ask_ahead`: "calls"/"questions")."""
+    asked there too (`_ask_ahead`: "calls"/"questions"). `epoch`: the sample's (`TaskState.epoch`).
+
+    The calls made here are each a model event where `call_events` asks for it, and wherever Inspect's internals
+    the other ways need are missing or changed (`inspect_internals.fast_path`, one warning per process): Inspect's
+    public path, slower, the same samples and scores."""
     from inspect_ai.log import transcript
-    from inspect_ai.model._model import sample_model_usage
 
     from tombench.tasks.exploretom.answerer import calls_summary, inspect_answerer
 
-    answer = inspect_answerer(model, cache=True, in_workers=not call_events)
+    answer = inspect_answerer(model, cache=True, in_workers=not call_events, epoch=epoch)
     in_workers = pool is not None and answer.worker_target is not None  # type: ignore[attr-defined]
-    before = {k: v.model_copy() for k, v in sample_model_usage().items()}
-    search = _search(md, setting, ctxs, answer, run, pool, feed)
-    summary = await (search if in_workers or call_events else _without_call_events(search))
+    events = call_events or not inspect_internals.fast_path()  # asked after the answerer: it may have found out
+    where = "workers" if in_workers else "events" if events else "main"
+    summary, usage = await _searched(_search(md, setting, ctxs, answer, run, pool, feed), where)
     stats = answer.stats  # type: ignore[attr-defined]
-    summary["calls"] = calls_summary(stats, "workers" if in_workers else "main",
-                                     None if in_workers else _usage_since(before))
-    summary["calls"]["events"] = call_events
-    ahead = await _ask_ahead(kept_questions(summary, md, orders), model, pool) if in_workers and orders else None
+    summary["calls"] = calls_summary(stats, "workers" if in_workers else "main", usage)
+    summary["calls"]["events"] = where == "events"
+    ahead = (await _ask_ahead(kept_questions(summary, md, orders), model, pool, epoch) if in_workers and orders
+             else None)
     if ahead is not None:
         summary["calls"]["questions"] = ahead
     transcript().info(summary["calls"], source="tombench search calls")
@@ -360,7 +389,8 @@ def adversarial_solver(
         run = run_options.run_config(**options, model=str(model))
         setting = Setting(md["story_type"], md["people"], md["moves"], md["rooms"])
         summary = await _run_search(md, setting, ctxs, model, run, pool, call_events,
-                                    _feed(progress, str(state.sample_id), run.search.budget_unit), question_orders)
+                                    _feed(progress, str(state.sample_id), run.search.budget_unit), question_orders,
+                                    state.epoch)
         kept = summary["stories"]
         state.metadata["search"] = summary
         text = (f"kept {len(kept)} of {summary['wanted']} stories; first-order accuracy "

@@ -18,6 +18,7 @@ from inspect_ai.model import CachePolicy, GenerateConfig, Model, ModelUsage, get
 from tombench.dsl import Prompt
 from tombench.generators.exploretom.search.evaluator import Answerer
 from tombench.generators.exploretom.search.pool import JobCalls
+from tombench.kit import inspect_internals
 from tombench.tasks.exploretom.prompt_caller import PromptCaller
 from tombench.tasks.exploretom.worker_model import worker_target
 
@@ -31,17 +32,21 @@ def inspect_answerer(
     model_args: dict[str, Any] | None = None,
     max_connections: int | None = None,
     in_workers: bool = True,
+    epoch: int | None = None,
 ) -> Answerer:
     """Answer prompts with `model` (an Inspect model, a model string, or None for the active eval's model).
 
     `in_workers`: let a search pool's workers rebuild the model and call it themselves where it can be rebuilt
     (`worker_model.worker_target`); False keeps every call in this process (each one a model event of the
-    calling sample's transcript). The answerer's `stats` (a `JobCalls`) sums its calls wherever they were made."""
+    calling sample's transcript). `epoch`: the calling sample's (`TaskState.epoch`; None outside a sample), which a
+    worker's calls put in their cache keys as Inspect does here. The answerer's `stats` (a `JobCalls`) sums its
+    calls wherever they were made."""
     if isinstance(model, Model):
         m = model
     else:
         config = GenerateConfig(max_connections=max_connections) if max_connections else None
-        m = get_model(model, config=config, **(model_args or {})) if config else get_model(model, **(model_args or {}))
+        kwargs = {"config": config} if config else {}
+        m = get_model(model, **kwargs, **(model_args or {}))  # inspect-evals-lint: ignore[get_model_location] -- `tombench search` asks a model outside any eval
     caller = PromptCaller(m, cache)
     stats = JobCalls()
 
@@ -49,20 +54,19 @@ def inspect_answerer(
         return await caller(prompts, stats)
 
     def worker_calls(calls: JobCalls) -> None:
-        """A worker's calls for one job: counted here, and their tokens recorded as Inspect records its own."""
-        from inspect_ai.model._model import record_and_check_model_usage
-
+        """A worker's calls for one job: counted here, and their tokens recorded as Inspect records its own (only
+        ever called on the fast path: a worker makes calls only with a `worker_target`)."""
         stats.calls += calls.calls
         stats.errors += calls.errors
         stats.seconds += calls.seconds
         for name, usage in calls.usage.items():
             stats.usage[name] = stats.usage.get(name, ModelUsage()) + usage
-            record_and_check_model_usage(m, usage)
+            inspect_internals.record_usage(m, usage)
 
     answer.model_name = str(m)  # type: ignore[attr-defined]
     answer.stats = stats  # type: ignore[attr-defined]
     answer.calls = lambda: stats.calls  # type: ignore[attr-defined]  # answered so far (the live task's progress)
-    answer.worker_target = worker_target(m, cache) if in_workers else None  # type: ignore[attr-defined]
+    answer.worker_target = worker_target(m, cache, epoch) if in_workers else None  # type: ignore[attr-defined]
     answer.worker_calls = worker_calls  # type: ignore[attr-defined]
     return answer
 

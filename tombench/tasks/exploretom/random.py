@@ -1,3 +1,4 @@
+# inspect-evals-lint: ignore-file[main_file] -- ExploreToM's four tasks, one module each with its machinery
 """ExploreToM questions on random stories generated from a seed: offline, reproducible, the default main job.
 
 Paper: Sclar et al., "Explore Theory of Mind: Program-guided adversarial data generation for theory of mind

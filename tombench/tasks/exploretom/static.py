@@ -1,3 +1,4 @@
+# inspect-evals-lint: ignore-file[main_file] -- ExploreToM's four tasks, one module each with its machinery
 """The public ExploreToM data sample (13,309 questions), or any local file or Hub dataset in its schema.
 
 Paper: Sclar et al., "Explore Theory of Mind: Program-guided adversarial data generation for theory of mind

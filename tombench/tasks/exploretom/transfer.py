@@ -1,3 +1,4 @@
+# inspect-evals-lint: ignore-file[main_file] -- ExploreToM's four tasks, one module each with its machinery
 """ExploreToM, cross-model transfer: answer stories that were found adversarially against another model.
 
 The paper's Table 2 asks whether stories hard for one model are hard for others. This task takes stories found by

@@ -11,6 +11,11 @@ What a worker does not do: log a model event per call. The search sample records
 (`answerer.calls_summary`) and its tokens are added to the sample's and the eval's usage as Inspect adds its own;
 `-T call_events=true` makes the calls in the main process again, every one a model event (for debugging).
 
+What Inspect does not let a worker do through its public API (setting the cache key's epoch, collecting a job's
+tokens, dropping per-call events, reading the eval's model config) goes through `kit.inspect_internals`: where those
+internals are missing or changed (a newer Inspect), `worker_target` returns None and the calls stay in the eval's
+process, each a model event (`inspect_internals.fast_path`).
+
 Which models: those behind a remote API (a client that can be built twice) and the `tombench/` baselines. A model
 that lives in the eval's process (`hf/`, `llama-cpp-python/`, ...) or whose replies are a script (`mockllm/`) stays
 there: rebuilt per worker it would load its weights again, or replay its script from the start. vLLM and SGLang
@@ -28,15 +33,13 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
-from inspect_ai.log._transcript import Transcript, init_transcript
 from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
-from inspect_ai.model._cache import epoch as cache_epoch
-from inspect_ai.model._model import model_usage_context_var
 
 from tombench.generators.exploretom.search.pool import JobCalls
+from tombench.kit import inspect_internals
 from tombench.tasks.exploretom.prompt_caller import PromptCaller
 
-__all__ = ["REMOTE_PROVIDERS", "InspectTarget", "NoEvents", "WorkerModel", "worker_target"]
+__all__ = ["REMOTE_PROVIDERS", "InspectTarget", "WorkerModel", "worker_target"]
 
 #: providers whose model is a client of a remote API: safe to build once per worker process
 REMOTE_PROVIDERS = frozenset({
@@ -61,8 +64,8 @@ class InspectTarget:
     connections: int
     api_key: str | None = field(default=None, repr=False)
     key: str = ""
-    #: the sample's epoch: Inspect's cache key includes it by default, so the worker's calls share the cache with
-    #: the same calls made in the eval's process (the question samples' first-order questions)
+    #: the sample's epoch (`TaskState.epoch`): Inspect's cache key includes it by default, so the worker's calls
+    #: share the cache with the same calls made in the eval's process (the question samples' first-order questions)
     epoch: int | None = None
     #: this process's INSPECT_CACHE_DIR when the target was made: Inspect reads it at each call, and a pool's
     #: workers outlive an eval (a later eval of this process may name another folder)
@@ -72,18 +75,21 @@ class InspectTarget:
         return WorkerModel(self, slots)
 
 
-def worker_target(model: Model, cache: bool | CachePolicy) -> InspectTarget | None:
-    """How a worker rebuilds `model` for calls made on behalf of the current sample, or None where it must stay in
-    this process (see the module's docstring)."""
+def worker_target(model: Model, cache: bool | CachePolicy, epoch: int | None = None) -> InspectTarget | None:
+    """How a worker rebuilds `model` for calls made on behalf of the sample of epoch `epoch` (None: outside a sample),
+    or None where it must stay in this process (see the module's docstring), or Inspect's internals the workers need
+    are missing or changed (`kit.inspect_internals`)."""
     provider = str(model).split("/", 1)[0]
-    named_server = getattr(model, "_explicit_base_url", None) or os.environ.get(_SERVED.get(provider, ""), "")
+    named_server = model.explicit_base_url or os.environ.get(_SERVED.get(provider, ""), "")
     if provider not in REMOTE_PROVIDERS and not (provider in _SERVED and named_server):
         return None
     # the config a call here would use: the model's, with the task's and the eval's (`--max-retries`, `--timeout`,
     # `--attempt-timeout`, ...) merged in where it is the eval's model
-    resolved = model._resolve_config(None)
-    config = resolved.model_dump(exclude_none=True)
-    connections = resolved.max_connections or model.api.max_connections()
+    settings = inspect_internals.worker_settings(model)
+    if settings is None:
+        return None
+    config = settings.config.model_dump(exclude_none=True)
+    connections = settings.config.max_connections or model.api.max_connections()
     try:
         args = json.dumps([model.model_args, config], sort_keys=True, default=str)
     except (TypeError, ValueError):
@@ -92,15 +98,7 @@ def worker_target(model: Model, cache: bool | CachePolicy) -> InspectTarget | No
     base_url = model.api.base_url or named_server or None
     key = hashlib.sha256(f"{model}\0{base_url}\0{args}\0{cache!r}\0{connections}".encode()).hexdigest()[:16]
     return InspectTarget(str(model), base_url, dict(model.model_args), config, cache, connections,
-                         model.api.api_key, key, _epoch(), os.environ.get(_CACHE_DIR))
-
-
-def _epoch() -> int | None:
-    """The epoch Inspect's generate puts in the cache key here: the current sample's, if any."""
-    from inspect_ai.solver._task_state import sample_state
-
-    state = sample_state()
-    return state.epoch if state is not None else cache_epoch.get(None)
+                         settings.api_key, key, epoch, os.environ.get(_CACHE_DIR))
 
 
 class WorkerModel:
@@ -108,22 +106,19 @@ class WorkerModel:
 
     def __init__(self, target: InspectTarget, slots: AbstractAsyncContextManager[None]) -> None:
         config = GenerateConfig(**target.config)
-        model = get_model(target.model, config=config, base_url=target.base_url, api_key=target.api_key,
+        model = get_model(target.model, config=config, base_url=target.base_url, api_key=target.api_key,  # inspect-evals-lint: ignore[get_model_location] -- a search worker process rebuilds the eval's model
                           memoize=False, **target.model_args)
         self.caller = PromptCaller(model, target.cache, _reentrant(slots))
 
     def begin(self, target: InspectTarget) -> JobCalls:
         """In the job's task: its calls log no model events, their usage goes to this job's own record, and their
         cache keys are the sample's (`target.epoch`), in the eval's cache folder."""
-        init_transcript(NoEvents())
         if target.cache_dir is None:
             os.environ.pop(_CACHE_DIR, None)
         else:
             os.environ[_CACHE_DIR] = target.cache_dir
-        if target.epoch is not None:
-            cache_epoch.set(target.epoch)
         calls = JobCalls()
-        model_usage_context_var.set(calls.usage)  # Inspect adds each call's usage here, cache hits left out
+        inspect_internals.begin_worker_job(target.epoch, calls.usage)  # Inspect adds each call's usage there
         return calls
 
     async def __call__(self, prompts: list, calls: JobCalls) -> list[str]:
@@ -133,13 +128,3 @@ class WorkerModel:
 def _reentrant(slots: AbstractAsyncContextManager[None]) -> Callable[[], AbstractAsyncContextManager[None]]:
     """`slots` is one reusable context manager (`search.slots.WorkerSlots`); the caller wants a factory."""
     return lambda: slots
-
-
-class NoEvents(Transcript):
-    """A transcript that keeps nothing: the search's calls are summarised, not logged one by one."""
-
-    def _event(self, event: Any) -> None:
-        pass
-
-    def _event_updated(self, event: Any) -> None:
-        pass

@@ -1,4 +1,4 @@
-"""Hi-ToM (He, Wu et al., Findings of EMNLP 2023): higher-order ToM, orders 0-4, stories with and without telling.
+"""Hi-ToM (Wu, He et al., Findings of EMNLP 2023): higher-order ToM, orders 0-4, stories with and without telling.
 
 Paper: "Hi-ToM: A Benchmark for Evaluating Higher-Order Theory of Mind Reasoning in Large Language Models"
 (https://arxiv.org/abs/2310.16755). Data: `Hi-ToM_data.json` of the authors' Hub dataset `Hi-ToM/Hi-ToM_Dataset`

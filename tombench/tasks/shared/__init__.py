@@ -24,7 +24,7 @@ README.md, eval.yaml):
    fetch, load, filter, build samples, and return `Task(dataset, solver, scorer, metrics, config, version,
    metadata=suite.suite_metadata(...))`.
 4. **The suite's own protocol.** The prompt (vanilla prompting as in the paper, verbatim format), the answer format
-   and the matcher of the paper; every deliberate difference goes into docs/suites.md. Multiple choice: the
+   and the matcher of the paper; every deliberate difference goes into the eval's README.md. Multiple choice: the
    options are laid out with `choices.format_options` in the paper's layout; sample metadata holds `letters` (the labels
    as shown), `options` (texts in shown order) and `chance` (1/k); when the paper shuffles options, shuffle with
    `choices.shuffled(options, key=<item digest>)` (seeded by content, reproducible). Score with

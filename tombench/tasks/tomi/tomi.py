@@ -281,7 +281,7 @@ def tomi(
         check: answer test, `strict` (default), `substring` (the original `expected in response.lower()`) or
             `judge` (a grader model: `--model-role grader=...`).
         relabel: score against the DSL tracker's answers instead of the release labels (464 of the 1,998
-            second-order test labels differ; docs/suites.md).
+            second-order test labels differ; README.md).
         cache: use Inspect's response cache for model calls.
     """
     relabel = check_bool("relabel", relabel)
