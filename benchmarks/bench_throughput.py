@@ -288,7 +288,7 @@ def _one(method: str, model: str, args: argparse.Namespace) -> dict:
             argv += ["--max-connections", str(args.max_connections)]
         (m0, k0), w0 = _cpu_split(), time.perf_counter()
         t0 = m0 + k0
-        with contextlib.redirect_stdout(open(os.devnull, "w")):
+        with contextlib.redirect_stdout(open(os.devnull, "w", encoding="utf-8")):
             command.search.main(argv, standalone_mode=False)
         wall = time.perf_counter() - w0
         m1, k1 = _cpu_split()  # the command's pool is closed: its workers are joined and counted

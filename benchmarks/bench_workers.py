@@ -32,7 +32,7 @@ GRID = ["--model", "tombench/recency", "--story-types", "tomi,all", "--asymmetri
 
 def _by_setting(path: Path) -> dict[str, list[str]]:
     out: dict[str, list[str]] = {}
-    for line in path.read_text().splitlines():
+    for line in path.read_text(encoding="utf-8").splitlines():
         rec = json.loads(line)
         out.setdefault(rec["setting_id"], []).append(line)
     return out

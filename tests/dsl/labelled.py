@@ -23,7 +23,7 @@ TYPES = [t.value for t in AnswerType]
 
 
 def load(path: Path = LABELS) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
 def truly_correct(row: dict) -> bool:

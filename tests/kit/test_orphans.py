@@ -25,7 +25,7 @@ time.sleep(60)
 
 def _gone(pid: int) -> bool:
     try:
-        state = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[0]
+        state = open(f"/proc/{pid}/stat", encoding="utf-8").read().rsplit(")", 1)[1].split()[0]
     except OSError:
         return True
     return state == "Z"

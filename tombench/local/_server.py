@@ -124,7 +124,7 @@ def llama_server_argv(gguf: Path, alias: str, port: int, n_ctx: int, n_threads: 
 def tail(path: Path, lines: int = 15) -> str:
     """The last `lines` lines of a log file (empty if it cannot be read)."""
     try:
-        text = path.read_text(errors="replace")
+        text = path.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return ""
     return "\n".join(text.rstrip().splitlines()[-lines:])

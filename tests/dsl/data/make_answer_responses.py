@@ -121,7 +121,7 @@ def main(out: Path, shard: int = 0, shards: int = 1) -> None:
     for s in log.samples:
         r = record(source_of[s.id], s, s.output.completion)
         rows.setdefault(r["id"], r)
-    with out.open("w") as f:
+    with out.open("w", encoding="utf-8") as f:
         for r in rows.values():
             f.write(json.dumps(r) + "\n")
     print(f"{len(rows)} responses -> {out}")

@@ -52,7 +52,7 @@ def search_lines(n_tom: int, n_non: int, types: tuple[str, ...] = ("tomi", "tomi
 
 
 def write(path: Path, lines: list[dict]) -> Path:
-    path.write_text("".join(json.dumps(x) + "\n" for x in lines))
+    path.write_text("".join(json.dumps(x) + "\n" for x in lines), encoding="utf-8")
     return path
 
 

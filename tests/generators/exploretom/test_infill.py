@@ -123,7 +123,7 @@ class Scripted:
 
 
 def write_stories(path: Path, stories: list[Story], *, search_format: bool = True) -> Path:
-    with path.open("w") as f:
+    with path.open("w", encoding="utf-8") as f:
         for s in stories:
             rec = (
                 {"method": "astar", "setting": "tomi|p2|m2|r1", "story": s.to_dict()} if search_format else s.to_dict()

@@ -146,7 +146,7 @@ def test_resume_skips_done_items_and_torn_lines(tmp_path: Path) -> None:
     model = scripted_model(lambda p, n: entry_json(_fmt(p), STORY))
     first = asyncio.run(generate_items(model, units[:1], 2, out, cache=False))
     assert first.generated == 2
-    with open(out, "a") as f:
+    with open(out, "a", encoding="utf-8") as f:
         f.write('{"id": "torn')  # a run killed mid-write
     second = asyncio.run(generate_items(model, units, 2, out, cache=False))
     assert (second.already_done, second.generated, second.calls) == (2, 2, 2)

@@ -196,7 +196,7 @@ def _alive(pid: int) -> bool:
     except ProcessLookupError:
         return False
     with contextlib.suppress(OSError):  # a zombie has exited: its state is Z
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
+        return Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()[0] != "Z"
     return False
 
 

@@ -155,5 +155,5 @@ def test_task_think_format_scores_reward(data_file: Path, tmp_path: Path) -> Non
     assert scores["accuracy"]["wilson95_n"] == 8 and 0 < scores["format_error"]["wilson95_low"] < 1 / 8
     assert scores["accuracy"]["breakdown_sub_dimension=Mixed Emotions"] == pytest.approx(0.5)
     assert "<think> </think>" in prompts[0] and "A) Place A" in prompts[0]
-    row = json.loads(data_file.read_text().splitlines()[2])
+    row = json.loads(data_file.read_text(encoding="utf-8").splitlines()[2])
     assert rl_prompt(row) in prompts

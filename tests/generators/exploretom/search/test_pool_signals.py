@@ -34,7 +34,7 @@ def _children(pid: int) -> list[int]:
 def _stat(pid: int) -> tuple[str, int] | None:
     """(state, parent pid) of `pid`, or None when it is gone."""
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        fields = Path(f"/proc/{pid}/stat").read_text(encoding="utf-8").rsplit(")", 1)[1].split()
     except (OSError, IndexError):
         return None
     return fields[0], int(fields[1])

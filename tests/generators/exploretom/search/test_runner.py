@@ -88,7 +88,7 @@ def test_resume_after_crash_gives_the_same_stories(tmp_path):
         _run(crash_dir, reality_answerer([], fail_after=6))
     partial = read_jsonl(crash_dir / "attempts.jsonl")
     # a torn last line, as a kill in the middle of a write leaves it
-    with open(crash_dir / "stories.jsonl", "a") as f:
+    with open(crash_dir / "stories.jsonl", "a", encoding="utf-8") as f:
         f.write('{"id": "torn')
     _run(crash_dir, reality_answerer([]))
     ref = {r["id"]: r["text"] for r in read_jsonl(ref_dir / "stories.jsonl")}
