@@ -1,4 +1,4 @@
-"""`tombench report`: the paper's tables from Inspect logs, in the terminal or as Markdown.
+"""`tombench report`: the paper's tables from Inspect logs, in the terminal, as Markdown or as one HTML page.
 
     tombench report logs/                       # Table 1, Table 6, accuracy by people and moves
     tombench report logs/ --md > report.md
@@ -124,7 +124,7 @@ class _ReportGroup(click.Group):
 
 @click.group(cls=_ReportGroup, invoke_without_command=False)
 def report() -> None:
-    """Paper-style tables from Inspect logs (Table 1, Table 6, Figure 3, transfer)."""
+    """Paper-style tables from Inspect logs (Table 1, Table 6, Figure 3, transfer); --html draws them on one page."""
 
 
 @report.command("tables")
