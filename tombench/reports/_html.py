@@ -2,9 +2,8 @@
 
 Every number on the page comes from the `Grid` the text tables are printed from (`_tables`), so a bar, its error
 bar and a heatmap cell equal the text report's cell by construction; each point's hover text is that cell's text
-(`0.67 [0.21, 1.00] n=3`). The page needs no network: plotly.js is embedded once, in the head, and each figure is
-a `<div>` with its data. Strings from logs (model names, task arguments, file names) are escaped wherever they
-appear, in the HTML and in Plotly's labels (which read a subset of HTML).
+(`0.67 [0.21, 1.00] n=3`). The page itself (offline, plotly.js embedded once, every string from a log escaped) is
+`_page`'s.
 
 One colour per run in every bar chart (its key's colour in the table of runs at the top); heatmaps use one
 sequential scale from 0 to 1 so that their cells compare across runs.
@@ -12,14 +11,14 @@ sequential scale from 0 to 1 so that their cells compare across runs.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Sequence
 from typing import Any
 
 from tombench.reports._load import Run, SampleRecord
+from tombench.reports._page import escape as _e
+from tombench.reports._page import page, palette, section, swatch
 from tombench.reports._tables import (
     Grid,
-    ReportTable,
     action_set_grid,
     by_order_table,
     by_people_and_moves,
@@ -38,27 +37,9 @@ __all__ = ["FIGURES", "report_page"]
 #: The figures a page can hold, in page order (`report_page(..., figures=...)`).
 FIGURES = ("people-moves", "action-sets", "interesting", "order", "transfer")
 
-_CSS = """
-body { font-family: system-ui, sans-serif; margin: 1.5em auto; max-width: 1200px; padding: 0 1em; color: #222; }
-table { border-collapse: collapse; font-size: 0.9em; margin: 0.5em 0; }
-th, td { border: 1px solid #ccc; padding: 0.2em 0.5em; text-align: right; }
-th:first-child, td:first-child, table.runs th, table.runs td { text-align: left; }
-table.runs td:first-child { white-space: nowrap; }
-.swatch { display: inline-block; width: 1em; height: 1em; border-radius: 2px; vertical-align: middle; }
-details { margin-bottom: 2em; } p.what { color: #555; max-width: 60em; }
-"""
-
-
-def _e(text: object) -> str:
-    """Text from a log, escaped for HTML and for Plotly's labels (which read `<b>`, `<br>`, `&lt;`)."""
-    return html.escape(str(text), quote=True)
-
-
 def _colours(keys: dict[Run, str]) -> dict[Run, str]:
-    from plotly.colors import qualitative
-
-    palette = qualitative.Plotly + qualitative.D3 + qualitative.Dark24
-    return {run: palette[i % len(palette)] for i, run in enumerate(sorted(keys, key=lambda r: keys[r]))}
+    ordered = sorted(keys, key=lambda r: keys[r])
+    return dict(zip(ordered, palette(len(ordered)), strict=True))
 
 
 def _name(run: Run, keys: dict[Run, str]) -> str:
@@ -148,32 +129,13 @@ def _transfer(grid: Grid, keys: dict[Run, str]) -> Any:
     return fig
 
 
-def _table_html(t: ReportTable) -> str:
-    head = "".join(f"<th>{_e(c)}</th>" for c in t.columns)
-    body = "".join("<tr>" + "".join(f"<td>{_e(c)}</td>" for c in row) + "</tr>" for row in t.rows)
-    legend = "".join(f"<li>{_e(line)}</li>" for line in t.legend)
-    return (f"<p><b>{_e(t.title)}</b></p><table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-            + (f"<ul>{legend}</ul>" if legend else ""))
-
-
-def _section(fig_id: str, title: str, what: str, fig: Any, tables: Sequence[ReportTable]) -> str:
-    import plotly.io as pio
-
-    div = pio.to_html(fig, full_html=False, include_plotlyjs=False, div_id=f"fig-{fig_id}",
-                      config={"displaylogo": False, "responsive": True})
-    numbers = "".join(_table_html(t) for t in tables)
-    return (f'<section id="{fig_id}"><h2>{_e(title)}</h2><p class="what">{_e(what)}</p>{div}'
-            f"<details><summary>The numbers (as <code>tombench report</code> prints them)</summary>{numbers}"
-            "</details></section>")
-
-
 def _runs_table(keys: dict[Run, str], colours: dict[Run, str]) -> str:
+    """Each run's key and colour, model, task, what sets it apart, its -T arguments and its logs."""
     rows = []
     for run in sorted(keys, key=lambda r: keys[r]):
         logs = run.logs or (run.log,)
-        rows.append(f'<tr><td><span class="swatch" style="background:{colours[run]}"></span> {_e(keys[run])}</td>'
-                    f"<td>{_e(run.model)}</td><td>{_e(run.task)}</td><td>{_e(run.tag)}</td><td>{_e(run.args)}</td>"
-                    f"<td>{'<br>'.join(_e(log) for log in logs if log)}</td></tr>")
+        rows.append(f"<tr><td>{swatch(colours[run])} {_e(keys[run])}</td><td>{_e(run.model)}</td>"
+                    f"<td>{_e(run.task)}</td><td>{_e(run.tag)}</td><td>{_e(run.args)}</td><td>{'<br>'.join(_e(log) for log in logs if log)}</td></tr>")
     return ('<table class="runs"><thead><tr><th>run</th><th>model</th><th>task</th><th>sets it apart</th>'
             "<th>-T arguments</th><th>log</th></tr></thead><tbody>" + "".join(rows) + "</tbody></table>")
 
@@ -182,27 +144,27 @@ def _sections(recs: Sequence[SampleRecord], keys: dict[Run, str], colours: dict[
               figures: Sequence[str]) -> list[str]:
     out = []
     if "people-moves" in figures and (pm := people_moves_grids(recs)):
-        out.append(_section("people-moves", "Accuracy by people and moves (Figure 3)",
+        out.append(section("people-moves", "Accuracy by people and moves (Figure 3)",
                             "First-order questions; each cell is the accuracy and its number of questions.",
                             _people_moves(pm, keys), by_people_and_moves(recs)))
     if "action-sets" in figures and (grid := action_set_grid(recs)).rows:
-        out.append(_section("action-sets", "Accuracy per action set, plain and asymmetric (Table 1)",
+        out.append(section("action-sets", "Accuracy per action set, plain and asymmetric (Table 1)",
                             "First-order questions; error bars are 95% intervals clustered by story.",
                             _bars(grid, keys, colours, ["plain", "asymmetric"], "action set"),
                             [per_action_set_table(recs)]))
     if "interesting" in figures and (grid := interesting_grid(recs)[0]).rows:
-        out.append(_section("interesting", "Interesting vs uninteresting questions (Table 6)",
+        out.append(section("interesting", "Interesting vs uninteresting questions (Table 6)",
                             "First-order questions per action set and asymmetry; error bars are 95% intervals "
                             "clustered by story.",
                             _bars(grid, keys, colours, ["interesting", "uninteresting"], "action set"),
                             [interesting_table(recs)]))
     if "order" in figures and (grid := order_grid(recs)).rows:
-        out.append(_section("order", "Accuracy by ToM order",
+        out.append(section("order", "Accuracy by ToM order",
                             "Every ExploreToM question: 0 = where things are, 1 = first-order belief, 2 = second-"
                             "order; error bars are 95% intervals clustered by story.",
                             _bars(grid, keys, colours, ["all questions"], "ToM order"), [by_order_table(recs)]))
     if "transfer" in figures and (grid := transfer_grid(recs)).rows:
-        out.append(_section("transfer", "Transfer: stories found against one model, answered by another (Table 2)",
+        out.append(section("transfer", "Transfer: stories found against one model, answered by another (Table 2)",
                             "Belief questions (orders 1-2) of the stories each search found.",
                             _transfer(grid, keys), [transfer_matrix(recs)]))
     return out
@@ -210,13 +172,7 @@ def _sections(recs: Sequence[SampleRecord], keys: dict[Run, str], colours: dict[
 
 def report_page(recs: Sequence[SampleRecord], figures: Sequence[str] = FIGURES, title: str = "tombench report") -> str:
     """The page of the `figures` (names from `FIGURES`) that the records have data for; the runs at the top."""
-    from plotly.offline import get_plotlyjs
-
     keys = run_keys(recs)
-    colours = _colours(keys)
-    sections = "".join(_sections(recs, keys, colours, figures))
-    return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{_e(title)}</title>'
-            f"<style>{_CSS}</style><script>{get_plotlyjs()}</script></head><body>"
-            f"<h1>{_e(title)}</h1><h2>Runs</h2><p class=\"what\">One colour per run in every chart; a run is one log "
-            "(or the shard logs of one run): runs are never pooled.</p>"
-            f"{_runs_table(keys, colours)}{sections}</body></html>\n")
+    run_colours = _colours(keys)
+    return page(title, "One colour per run in every chart; a run is one log (or the shard logs of one run): runs are "
+                "never pooled.", _runs_table(keys, run_colours), _sections(recs, keys, run_colours, figures))
