@@ -2,6 +2,7 @@
 matrix; as text tables or one HTML page of figures."""
 
 from tombench.reports._html import FIGURES, report_page
+from tombench.reports._html_suites import suites_page
 from tombench.reports._load import Run, SampleRecord, load_records, load_runs, log_paths, repeat_notes
 from tombench.reports._suites import load_suite_results, suite_groups_tables, suites_table
 from tombench.reports._tables import (
@@ -46,6 +47,7 @@ __all__ = [
     "report_page",
     "run_keys",
     "suite_groups_tables",
+    "suites_page",
     "suites_table",
     "transfer_grid",
     "transfer_matrix",
