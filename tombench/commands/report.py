@@ -1,6 +1,6 @@
 """`tombench report`: the paper's tables from Inspect logs, in the terminal, as Markdown or as one HTML page.
 
-    tombench report logs/                       # Table 1, Table 6, accuracy by people and moves
+    tombench report logs/                       # Table 1, Table 6, accuracy by ToM order, by people and moves
     tombench report logs/ --md > report.md
     tombench report logs/ --plot fig3.png       # Figure 3 as a PNG (needs matplotlib)
     tombench report logs/ --html report.html    # one offline page: every figure, the numbers beneath
