@@ -183,11 +183,21 @@ def _no_events_class() -> type:
     for hook in ("_event", "_event_updated"):
         _params(getattr(Transcript, hook, None), f"Transcript.{hook}", ("self", "event"))
 
+    from inspect_ai.event import SampleLimitEvent
+
     class NoEvents(Transcript):
-        """A transcript that keeps nothing: the search's calls are summarised, not logged one by one."""
+        """A transcript that keeps nothing: the search's calls are summarised, not logged one by one. The first
+        limit event (a sample limit the calls exceeded) goes on to `forward`, the sample's transcript, where Inspect
+        would have logged it; the calls refused after it, one event each, are summarised with the rest."""
+
+        def __init__(self, forward: Transcript | None = None) -> None:
+            super().__init__()
+            self.tombench_forward = forward
 
         def _event(self, event: Any) -> None:
-            pass
+            if self.tombench_forward is not None and isinstance(event, SampleLimitEvent):
+                self.tombench_forward._event(event)
+                self.tombench_forward = None
 
         def _event_updated(self, event: Any) -> None:
             pass
@@ -247,9 +257,12 @@ def worker_settings(model: Any) -> WorkerSettings | None:
 
 
 def drop_events() -> None:
-    """In the current context, a transcript that keeps nothing (the search's calls are summarised instead)."""
+    """In the current context, a transcript that keeps nothing (the search's calls are summarised instead) but the
+    event of a sample limit they exceed, which goes to the transcript it replaces (the sample's)."""
+    from inspect_ai.log import transcript
+
     found = _need()
-    found.init_transcript(found.no_events())
+    found.init_transcript(found.no_events(transcript()))
 
 
 def begin_worker_job(epoch: int | None, usage: dict[str, Any]) -> None:
