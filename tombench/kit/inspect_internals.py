@@ -15,15 +15,18 @@ The internals, what each is for, and the public API that would replace it:
 * `inspect_ai.log._transcript.init_transcript`: give a search's calls a transcript of their own that keeps nothing
   (`NoEvents`). Public: none (`inspect_ai.log.transcript()` only reads the current transcript).
 * `Transcript._event`, `Transcript._event_updated` (overridden by `NoEvents`): drop the per-call model events the
-  search's summary replaces. Public: none (a public "no events here" switch on the transcript would do it).
+  search's summary replaces, and pass the first sample-limit event on to the sample's transcript. Public: none (a
+  public "no events here" switch on the transcript would do it).
 * `inspect_ai.model._cache.epoch`: the ContextVar the response cache's key reads; a worker sets it to the sample's
   epoch (`TaskState.epoch`, passed down) so its cache entries are the question samples'. Public: none;
   `CachePolicy(per_epoch=False)` drops the epoch from the key, but it would change every key the question samples and
   `inspect eval-retry` read.
 * `inspect_ai.model._model.model_usage_context_var`: where a worker's calls add their tokens, per job. Public: none
   (`inspect_ai.hooks.Hooks.on_model_usage` observes usage, but only through a hook registered for every eval).
-* `inspect_ai.model._model.record_and_check_model_usage`: add a worker job's tokens to the sample's and the eval's
-  usage, and check the token limits, as Inspect does for its own calls. Public: none.
+* `inspect_ai.model._model.record_and_check_model_usage`: add a worker's calls' tokens to the sample's and the
+  eval's usage, and check the sample's token and cost limits (in the sample's task: an exceeded one raises there),
+  as Inspect does for its own calls. Public: none (`inspect_ai.util.token_limit` and `cost_limit` open new limits;
+  nothing public adds usage to the open ones).
 * `inspect_ai.model._model.sample_model_usage`: the sample's tokens so far, for the search's summary when its calls
   log no events. Public: `inspect_ai.util.sample_limits().token.usage` has the total only; the model events of
   `inspect_ai.log.transcript()` have every call's usage (what the public path reads).

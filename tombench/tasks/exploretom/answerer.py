@@ -40,10 +40,10 @@ def inspect_answerer(
     `in_workers`: let a search pool's workers rebuild the model and call it themselves where it can be rebuilt
     (`worker_model.worker_target`); False keeps every call in this process (each one a model event of the
     calling sample's transcript). `epoch`: the calling sample's (`TaskState.epoch`; None outside a sample), which a
-    worker's calls put in their cache keys as Inspect does here. `sample_limits`: a worker's calls count against the calling
-    sample's token and cost limits as they complete, and stop at its token limit (as left when the answerer is
-    made) without waiting to be told; False where they do not count against them (`suspend_token_limit`). The answerer's `stats` (a `JobCalls`) sums its calls wherever
-    they were made."""
+    worker's calls put in their cache keys as Inspect does here. `sample_limits`: a worker's calls count against
+    the calling sample's token and cost limits as they complete, and stop at its token limit (as left when the
+    answerer is made) without waiting to be told; False where they do not count against them
+    (`suspend_token_limit`). The answerer's `stats` (a `JobCalls`) sums its calls wherever they were made."""
     if isinstance(model, Model):
         m = model
     else:

@@ -8,9 +8,10 @@ Inspect's response cache (on disk: a re-run or `inspect eval-retry` replays it f
 `--max-connections` as the total across all processes (`search.slots`).
 
 What a worker does not do: log a model event per call. The search sample records its calls as one summary instead
-(`answerer.calls_summary`) and its tokens are added to the sample's and the eval's usage as Inspect adds its own,
-as each call completes (sent to the eval's process at once, where the sample's token and cost limits are checked:
-`--token-limit` stops a search in workers as soon as it would in one process);
+(`answerer.calls_summary`) and its tokens are added to the sample's and the eval's usage as Inspect adds its own:
+with the job's result, or where the sample has a token or cost limit as each call completes (checked in the eval's
+process, and the job runs under the tokens the sample has left: `--token-limit` stops a search in workers as soon
+as it would in one process);
 `-T call_events=true` makes the calls in the main process again, every one a model event (for debugging).
 
 What Inspect does not let a worker do through its public API (setting the cache key's epoch, collecting a job's
