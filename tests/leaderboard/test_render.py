@@ -262,13 +262,13 @@ def test_rows_on_different_item_sets_are_never_paired_on_their_overlap():
 
 
 def test_open_and_size_come_from_model_metadata_or_stay_blank():
-    """Issue #30.6: "Open" and "Size" showed "?" on every row."""
+    """Issue #30.6: "Open" and "Size" showed "?" on every row; a baseline (no weights) showed "yes" and "0"."""
     rows = [row("tombench/recency", 0.9, provider="tombench", open_weights=None, model_size_b=None),
             row("vllm/Qwen/Qwen2.5-7B-Instruct", 0.8, provider="vllm", open_weights=None, model_size_b=None),
             row("openai/gpt-4o", 0.7, provider="openai", open_weights=None, model_size_b=None),
             row("mystery/model", 0.6, provider="mystery", open_weights=None, model_size_b=None)]
     cells = {e.row.model: (e.cells["open_weights"].text, e.cells["size"].text) for e in build_view(rows).boards[0].entries}
-    assert cells == {"tombench/recency": ("yes", "0"), "vllm/Qwen/Qwen2.5-7B-Instruct": ("yes", "7B"),
+    assert cells == {"tombench/recency": ("", ""), "vllm/Qwen/Qwen2.5-7B-Instruct": ("yes", "7B"),
                      "openai/gpt-4o": ("no", ""), "mystery/model": ("", "")}
     assert "?" not in render(rows, "markdown").split("## ", 1)[1].split("\n\n", 2)[2]
     assert "blank: not known" in render(rows, "markdown")

@@ -17,7 +17,7 @@ import yaml
 from click.testing import CliRunner
 
 from tombench.cli import main
-from tombench.leaderboard import LocalStore, build_view
+from tombench.leaderboard import LocalStore, RowSet, build_view
 from tombench.leaderboard.space import GRADIO_VERSION, LOCAL_DIR_ENV, interval_bar, space_tables
 
 from .hub_server import HubTestServer
@@ -190,7 +190,7 @@ def test_the_app_rereads_the_dataset_without_a_restart(monkeypatch):
     def read(repo, timeout=30.0):  # noqa: ANN001, ANN202
         if not served:
             raise HubError(f"could not read {repo} from the Hub (ConnectError)")
-        return served[-1]
+        return RowSet(served[-1])
 
     monkeypatch.setattr(space_module, "load_rows", read)
     live = space_module.LiveBoard("org/results", max_age=3600)
@@ -234,7 +234,7 @@ def test_model_facts_details_links_and_about(monkeypatch):
     from tombench.leaderboard import space as space_module
 
     rows = [row("hf/org/big-7b", 0.9, 0.03, submission_id="big"), row("mockllm/m", 0.5, submission_id="../x")]
-    monkeypatch.setattr(space_module, "load_rows", lambda repo, timeout=30.0: rows)
+    monkeypatch.setattr(space_module, "load_rows", lambda repo, timeout=30.0: RowSet(rows))
     asked = []
 
     def facts(models):  # noqa: ANN001, ANN202

@@ -70,6 +70,8 @@ def html_page(view: View, title: str) -> str:
         '<label>max size (B params) <input type="number" id="f-size" min="0" step="any" style="width:6em"></label>'
         '<label>model <input type="search" id="f-text" placeholder="filter"></label></div>',
     ]
+    if view.skipped:  # damaged row files: named (escaped: a file name from the Hub is user data), one line each
+        parts.append('<ul class="skipped">' + "".join(f"<li>{_attr(line)}</li>" for line in view.skipped) + "</ul>")
     if not view.boards:
         parts.append("<p>No results yet.</p>")
     for i, b in enumerate(view.boards):

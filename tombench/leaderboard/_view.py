@@ -47,6 +47,7 @@ class Board:
 @dataclass(frozen=True)
 class View:
     boards: list[Board] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # one line per damaged row file left out (made inert)
 
 
 def _dim_key(dimension: str) -> tuple[int, str]:
@@ -110,11 +111,12 @@ def _ranked(rows: list[ResultRow]) -> tuple[list[ResultRow], list[Shown | None],
 
 
 def build_view(rows: Iterable[ResultRow], *, history: bool = False,
-               dimensions: Sequence[str] | None = None) -> View:
+               dimensions: Sequence[str] | None = None, skipped: Sequence[str] = ()) -> View:
     """Group rows into one ranked board per (benchmark, task, task version), newest per configuration.
 
     `history=True` ranks every submission, not only the newest per configuration. `dimensions` restricts the
-    breakdown columns (default: every dimension any row reports).
+    breakdown columns (default: every dimension any row reports). `skipped`: the damaged row files left out, shown
+    by every page.
     """
     rows = list(rows)
     kept, older = (list({r.submission_id: r for r in rows}.values()), []) if history else latest_rows(rows)
@@ -129,7 +131,7 @@ def build_view(rows: Iterable[ResultRow], *, history: bool = False,
         boards.append(Board(inert(bench), inert(task), inert(version), _columns(task_rows, bcols),
                             _entries(task_rows, shown_of, ranks, bcols, tests), hidden, _pair_cells(task_rows, tests),
                             len(tests) // 2))
-    return View(boards)
+    return View(boards, [inert(line) for line in skipped])
 
 
 def board_legend(b: Board) -> list[str]:

@@ -23,6 +23,7 @@ from pathlib import Path
 from ._markdown import md_text
 from ._ranking import interval
 from ._row import ResultRow
+from ._rowfile import RowSet
 from ._site import hub_model_id
 from ._text import clip, inert
 from ._view import Board, Entry, board_legend, build_view
@@ -214,16 +215,18 @@ def space_tables(rows: Sequence[ResultRow], facts: dict[str, ModelFacts] | None 
     return [cross_task_table(boards, facts), *(_task_table(b, facts or {}, repo) for b in boards)]
 
 
-def load_rows(repo: str, timeout: float = 30.0) -> list[ResultRow]:
-    """The rows of the results dataset `repo` from the Hub (or of the local copy `$TOMBENCH_SPACE_LOCAL_DIR`)."""
+def load_rows(repo: str, timeout: float = 30.0) -> RowSet:
+    """The rows of the results dataset `repo` from the Hub (or of the local copy `$TOMBENCH_SPACE_LOCAL_DIR`),
+    with one line per damaged row file left out."""
     local = os.environ.get(LOCAL_DIR_ENV)
     if local:
         from ._store import LocalStore
 
-        return LocalStore(Path(local)).rows()
-    from ._publish import fetch_rows
+        return LocalStore(Path(local)).load()
+    from ._publish import fetch_board
 
-    return fetch_rows(repo, timeout=timeout)
+    board = fetch_board(repo, timeout=timeout)
+    return RowSet(board.rows, board.skipped)
 
 
 class LiveBoard:
@@ -241,6 +244,7 @@ class LiveBoard:
         self.tables: dict[str, Table] = {}
         self.order: list[str] = []
         self.problem = ""
+        self.skipped: list[str] = []  # damaged row files of the last read
         self.read_at = -math.inf
         self.refresh(force=True)
 
@@ -252,10 +256,11 @@ class LiveBoard:
             return self.tables
         self.read_at = time.monotonic()
         try:
-            rows = load_rows(self.repo) if self.fixed is None else self.fixed
+            found = load_rows(self.repo) if self.fixed is None else RowSet(list(self.fixed))
         except HubError as e:  # the Space still starts (or keeps its last tables) and says why
             self.problem = f"**Could not read the results:** {md_text(str(e))}"
             return self.tables
+        rows, self.skipped = found.rows, found.skipped
         new_models = sorted({r.model for r in rows} - set(self.facts))
         if self.read_facts is not None and new_models:  # each model asked once per start: facts rarely change
             found = self.read_facts(new_models)
@@ -267,8 +272,11 @@ class LiveBoard:
         return self.tables
 
     def status(self) -> str:
+        """When the results were read, or why they could not be; then one line per damaged row file left out
+        (escaped: a file name is data)."""
         when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
-        return self.problem or f"Read {when}; {len(self.order) - 1} task(s)."
+        text = self.problem or f"Read {when}; {len(self.order) - 1} task(s)."
+        return "\n".join([text, *(f"- {md_text(line)}" for line in self.skipped)])
 
 
 def about_text(repo: str) -> str:
