@@ -20,6 +20,7 @@ from tombench.cli import main
 from tombench.leaderboard import LocalStore, RowSet, build_view
 from tombench.leaderboard.space import GRADIO_VERSION, LOCAL_DIR_ENV, interval_bar, space_tables
 
+from .chart_page import chart_traces, check_traces_match_cells
 from .hub_server import HubTestServer
 from .rows_factory import row
 from .space_page import open_tab, shown_table, wait_for
@@ -170,6 +171,13 @@ def test_space_in_a_headless_browser(space_driver, app_url, board):
         bars = [r[heads.index("Interval (0–100%)")] for r in shown]
         assert all(bar.startswith("|") and "●" in bar for bar in bars)  # the interval drawn for every row
         assert "Samples" in heads and "Tokens" not in heads
+        # the tab's chart: every row's headline and breakdown groups, the numbers of the board's cells
+        chart = next(c for c in driver.find_elements(By.CSS_SELECTOR, ".chart") if c.is_displayed())
+        traces = chart_traces(driver, chart)
+        cells = [{**{c.title: e.cells[c.key].text for c in b.columns}} for e in b.entries]
+        assert [r[heads.index("Accuracy %")] for r in shown] == [c["Accuracy %"] for c in cells]
+        assert check_traces_match_cells(traces, cells) >= len(b.entries)
+        assert {t["meta"]["panel"] for t in traces} >= {"headline", "action_set"}
 
     # the column chooser of the shown tab (the last task's): hide Samples, show Tokens
     chooser = next(c for c in driver.find_elements(By.CSS_SELECTOR, ".columns") if c.is_displayed())

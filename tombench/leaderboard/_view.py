@@ -28,6 +28,7 @@ class Entry:
     shared: bool
     cells: dict[str, Cell]
     vs_next: Paired | None = None  # paired test against the next entry of the board, when they share items
+    shown: Shown | None = None  # the headline interval the "95% CI" cell prints (and the charts draw)
 
 
 @dataclass(frozen=True)
@@ -86,7 +87,7 @@ def _entries(rows: Sequence[ResultRow], shown: Sequence[Shown | None], ranks: Se
         cells = row_cells(r, shown[i], k, shared, breakdown_cols, config_keys)
         cells["vs_next"] = vs_cell(tests.get((i, i + 1)), nxt)
         t = tests.get((i, i + 1))
-        entries.append(Entry(r, k, shared, cells, t.paired if t is not None else None))
+        entries.append(Entry(r, k, shared, cells, t.paired if t is not None else None, shown[i]))
     return entries
 
 

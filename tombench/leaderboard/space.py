@@ -4,8 +4,8 @@
 requirements.txt, a three-line app.py, and a copy of the tombench source so the Space builds whether or not the
 package index has this release) whose app imports this module, so the Space ranks with the same code as
 `tombench leaderboard show`: `space_tables` lays out `build_view`'s boards (the same ranks, intervals and "vs next"
-cells) and adds what a browser can do and a terminal cannot: a drawn interval, a link to the model's Hub page and a
-cross-task table (one row per model, one column per task, as `tombench report suites` prints for logs).
+cells) and adds what a browser can do and a terminal cannot: a drawn interval, each task's chart (`charts.py`, the
+figure the HTML page draws, in a `gr.Plot`), a link to the model's Hub page and a cross-task table (one row per model, one column per task, as `tombench report suites` prints for logs).
 `build_app` wraps the tables in Gradio (imported only there: gradio is the optional `space` extra).
 """
 
@@ -27,6 +27,7 @@ from ._rowfile import RowSet
 from ._site import hub_model_id
 from ._text import clip, inert
 from ._view import Board, Entry, board_legend, build_view
+from .charts import board_figure
 
 #: The Gradio release the generated Space runs on (`sdk_version`) and that tests/leaderboard/test_space.py uses.
 GRADIO_VERSION = "6.31.0"
@@ -92,6 +93,7 @@ class Table:
     shown: list[str]
     html: set[str] = field(default_factory=set)  # columns whose cells are HTML (the escaped model links)
     caption: str = ""
+    figure: dict | None = None  # a task tab's chart (`charts.board_figure`: the numbers of its table, drawn)
 
     def select(self, columns: Sequence[str]) -> tuple[list[str], list[list[str]]]:
         """The table cut to `columns` (kept in the board's order; Rank and Model always stay)."""
@@ -165,7 +167,8 @@ def _task_table(b: Board, facts: dict[str, ModelFacts], repo: str | None) -> Tab
     for e in b.entries:
         rows.append([*_task_cells(b, e), *facts.get(e.row.model, ModelFacts()).cells(), details_link(e.row, repo)])
     shown = [h for h in headers if h in DEFAULT_COLUMNS]
-    return Table(task_label(b), headers, rows, shown, {"Model", DETAILS_HEADER}, md_text(" ".join(board_legend(b))))
+    return Table(task_label(b), headers, rows, shown, {"Model", DETAILS_HEADER}, md_text(" ".join(board_legend(b))),
+                 board_figure(b))
 
 
 def _task_cells(b: Board, e: Entry) -> list[str]:
@@ -333,31 +336,46 @@ def build_app(repo: str, rows: Sequence[ResultRow] | None = None, *, max_age: fl
                     blocks.append((title, *_table_block(gr, live, title)))
             with gr.Tab("About"):
                 gr.Markdown(about_text(repo))
-        choosers, frames = [c for _, c, _ in blocks], [f for _, _, f in blocks]
+        choosers, frames = [c for _, c, _, _ in blocks], [f for _, _, f, _ in blocks]
+        plots = [(title, p) for title, _, _, p in blocks if p is not None]
 
         def update(force: bool, *columns: list[str]):  # noqa: ANN202
             tables = live.refresh(force)
             out = [gr.Markdown(live.status())]
-            for (title, _, _), chosen in zip(blocks, columns, strict=True):
+            for (title, _, _, _), chosen in zip(blocks, columns, strict=True):
                 t = tables.get(title)
                 h, b = t.select(chosen) if t is not None else ([], [])
                 out.append(gr.Dataframe(value=b, headers=h, datatype=_types(t, h) if t is not None else "str"))
+            for title, _ in plots:  # the charts follow the tables they draw
+                t = tables.get(title)
+                out.append(gr.Plot(value=_figure(t)))
             return out
 
-        button.click(lambda *c: update(True, *c), choosers, [status, *frames])
-        demo.load(lambda *c: update(False, *c), choosers, [status, *frames])
-        gr.Timer(REFRESH_EVERY_S).tick(lambda *c: update(False, *c), choosers, [status, *frames])
+        outputs = [status, *frames, *(p for _, p in plots)]
+        button.click(lambda *c: update(True, *c), choosers, outputs)
+        demo.load(lambda *c: update(False, *c), choosers, outputs)
+        gr.Timer(REFRESH_EVERY_S).tick(lambda *c: update(False, *c), choosers, outputs)
     return demo
 
 
+def _figure(t: Table | None):  # noqa: ANN202 - a plotly Figure (plotly is imported only here)
+    """The Plotly figure of a task tab (None: no chart)."""
+    if t is None or t.figure is None:
+        return None
+    import plotly.graph_objects as go
+
+    return go.Figure(t.figure)
+
+
 def _table_block(gr, live: LiveBoard, title: str):  # noqa: ANN001, ANN202 - the gradio module and its blocks
-    """A table with its column chooser (a checkbox per column) and its legend; the chooser lays out the latest read
-    of the table. Returns (chooser, frame)."""
+    """A table with its column chooser (a checkbox per column), its chart (task tabs) and its legend; the chooser
+    lays out the latest read of the table. Returns (chooser, frame, plot or None)."""
     t = live.tables[title]
     chooser = gr.CheckboxGroup(t.headers, value=t.shown, label="Columns", elem_classes=["columns"])
     headers, body = t.select(t.shown)
     frame = gr.Dataframe(value=body, headers=headers, datatype=_types(t, headers), interactive=False,
                          wrap=False, elem_classes=["board"], show_search="filter")
+    plot = gr.Plot(value=_figure(t), label="Accuracy with 95% intervals", elem_classes=["chart"]) if t.figure else None
     gr.Markdown(t.caption)
 
     def pick(columns: list[str]):  # noqa: ANN202
@@ -366,7 +384,7 @@ def _table_block(gr, live: LiveBoard, title: str):  # noqa: ANN001, ANN202 - the
         return gr.Dataframe(value=b, headers=h, datatype=_types(latest, h))
 
     chooser.change(pick, chooser, frame)
-    return chooser, frame
+    return chooser, frame, plot
 
 
 def _types(t: Table, headers: Sequence[str]) -> list[str]:
@@ -378,7 +396,7 @@ def _types(t: Table, headers: Sequence[str]) -> list[str]:
 COPY_MARKER = ".space-copy"
 #: What the Space needs when tombench is not on the package index, if the installed metadata cannot say.
 _FALLBACK_REQUIREMENTS = ("inspect-ai>=0.3.285", "datasets>=3.0", "huggingface-hub>=1.4", "rich>=13", "click>=8.1",
-                          "openai>=1.60", "anthropic>=0.50", "numpy>=1.24")
+                          "openai>=1.60", "anthropic>=0.50", "numpy>=1.24", "plotly>=6,<8")
 
 
 def runtime_requirements() -> list[str]:
