@@ -81,6 +81,9 @@ def test_show_skips_a_damaged_local_file_in_every_format(kind: str, tmp_path: Pa
     assert terminal.exit_code == 0 and "org/weak-1b" in terminal.stdout and terminal.stderr.startswith(line)
     page = runner.invoke(main, ["leaderboard", "show", str(board), "--format", "html"])
     assert page.exit_code == 0 and '<ul class="skipped"><li>skipped data/results/damaged.json: ' in page.stdout
+    results = runner.invoke(main, ["leaderboard", "eval-results", str(board), "--out", str(tmp_path / "er"),
+                                   "--benchmark", "org/board"])
+    assert results.exit_code == 0 and results.stderr.startswith(line) and "wrote eval.yaml" in results.stdout
 
 
 @pytest.mark.parametrize("kind", sorted(DAMAGE))

@@ -149,6 +149,6 @@ def board_legend(b: Board) -> list[str]:
         "vs next: difference in points against the next row and the p of their own test; * p < 0.05. Paired where both "
         "rows answered the same items (exact McNemar; a sign-flip test over stories when questions share stories); "
         "(u): different items, unpaired test from the two intervals.",
-        "Open / Size (Markdown and HTML): open weights and billions of parameters (blank: not known). Config: the "
-        "settings that differ between rows.",
+        "Open / Size (Markdown and HTML): open weights and billions of parameters (blank: not known, or a baseline "
+        "without weights). Config: the settings that differ between rows.",
     ]
