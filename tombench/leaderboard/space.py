@@ -375,7 +375,7 @@ def _table_block(gr, live: LiveBoard, title: str):  # noqa: ANN001, ANN202 - the
     headers, body = t.select(t.shown)
     frame = gr.Dataframe(value=body, headers=headers, datatype=_types(t, headers), interactive=False,
                          wrap=False, elem_classes=["board"], show_search="filter")
-    plot = gr.Plot(value=_figure(t), label="Accuracy with 95% intervals", elem_classes=["chart"]) if t.figure else None
+    plot = gr.Plot(value=_figure(t), show_label=False, elem_classes=["chart"]) if t.figure else None
     gr.Markdown(t.caption)
 
     def pick(columns: list[str]):  # noqa: ANN202
