@@ -40,13 +40,11 @@ import itertools
 import multiprocessing as mp
 import multiprocessing.util  # noqa: F401 - registers multiprocessing's atexit hook now, so the pool's runs before it
 import os
-import pickle
 import queue
 import signal
 import sys
 import threading
 import time
-import traceback
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AbstractAsyncContextManager as AsyncContextManager
 from dataclasses import dataclass, field
@@ -54,6 +52,7 @@ from typing import Any, Protocol
 
 from tombench.generators.exploretom.search.evaluator import Answerer
 from tombench.generators.exploretom.search.slots import Contention, SlotBroker, WorkerSlots
+from tombench.generators.exploretom.search.worker_errors import WorkerError, transportable
 from tombench.kit.orphans import exit_when_orphaned
 
 __all__ = ["CallTarget", "JobCalls", "SearchPool", "WorkerCaller", "WorkerError", "answer_prompts", "can_spawn",
@@ -101,10 +100,6 @@ class CallTarget(Protocol):
 
     def build(self, slots: AsyncContextManager[None]) -> WorkerCaller:
         """The caller, in the worker; `async with slots:` around each call keeps the total within `connections`."""
-
-
-class WorkerError(RuntimeError):
-    """A job failed in a worker process (its traceback is the message) or the worker died."""
 
 
 @dataclass
@@ -194,14 +189,13 @@ class SearchPool:
                     task.add_done_callback(asks.discard)
                 elif kind == "event":
                     on_event(msg[2])
-                elif kind in ("done", "error", "raised"):
+                elif kind in ("done", "raised"):
                     finished = True
                     if msg[3] is not None and hasattr(answer, "worker_calls"):
                         answer.worker_calls(msg[3])
                     if kind == "done":
                         return msg[2]
-                    # "raised": the job's own exception (a model's error stays one); "error": its traceback
-                    raise msg[2] if kind == "raised" else WorkerError(msg[2])
+                    raise msg[2]  # the job's exception as in one process (`worker_errors.transportable`)
                 else:  # "failed": the model's own error (a connection error stays one); "lost": the worker died
                     raise msg[1]
         finally:
@@ -487,13 +481,6 @@ class _Worker:
 
 
 def _failure(jid: int, e: BaseException, calls: JobCalls | None) -> tuple:
-    """The message for a job that raised: where the worker made the calls (`calls`), the exception itself where it
-    pickles (the parent raises the same type, so a model's error stays the model's, as when the parent calls);
-    else its traceback."""
-    if calls is not None and not isinstance(e, WorkerError):
-        try:
-            pickle.loads(pickle.dumps(e))
-            return ("raised", jid, e, calls)
-        except Exception:
-            pass
-    return ("error", jid, traceback.format_exc().rstrip(), calls)
+    """The message for a job that raised `e`: the failure as the parent raises it (`worker_errors.transportable`:
+    an exception group's first cause, a model's error staying the model's), with what its calls cost (`calls`)."""
+    return ("raised", jid, transportable(e), calls)
