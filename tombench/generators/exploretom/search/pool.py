@@ -50,13 +50,16 @@ from contextlib import AbstractAsyncContextManager as AsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from tombench._platform import require_posix
 from tombench.generators.exploretom.search.evaluator import Answerer
 from tombench.generators.exploretom.search.slots import Contention, SlotBroker, WorkerSlots
 from tombench.generators.exploretom.search.worker_errors import WorkerError, transportable
 from tombench.kit.orphans import exit_when_orphaned
 
+require_posix()  # signal.SIGHUP and pthread_sigmask below: one line on a system without them, not an AttributeError
+
 __all__ = ["CallTarget", "JobCalls", "SearchPool", "WorkerCaller", "WorkerError", "answer_prompts", "can_spawn",
-           "running_pool", "shared_pool", "usable_workers"]
+           "close_shared", "running_pool", "shared_pool", "usable_workers"]
 
 Job = Callable[..., Awaitable[Any]]
 
@@ -327,11 +330,11 @@ _SHARED: dict[int, SearchPool] = {}
 
 
 def shared_pool(workers: int) -> SearchPool:
-    """One pool of `workers` processes for this whole process, started at first use and stopped at exit.
+    """One pool of `workers` processes for this whole process, started at first use and stopped by `close_shared`
+    (the live task calls it when the eval ends) or at exit.
 
-    Why: the live task's search samples are solver calls with no hook at the end of an eval, and starting worker
-    processes per sample would cost more than many searches; Inspect may also run several evals in one process
-    (eval-set), each on its own event loop, which one pool serves alike."""
+    Why: the live task's search samples are solver calls, and starting worker processes per sample would cost more
+    than many searches; the samples of one eval, each on Inspect's event loop, share one pool."""
     pool = _SHARED.get(workers)
     if pool is None or pool._closed:
         pool = _SHARED[workers] = SearchPool(workers)
@@ -345,14 +348,16 @@ def running_pool(workers: int) -> SearchPool | None:
     return None if pool is None or pool._closed else pool
 
 
-def _close_shared() -> None:
+def close_shared() -> None:
+    """Stop the shared pools' workers now (the live task's, when the eval that started them ends; a later eval starts
+    new ones), not only at this process's exit."""
     for pool in list(_SHARED.values()):
         pool.close()
 
 
 # registered after multiprocessing's own hook (imported above): atexit runs the last registered first, so the
 # workers are stopped before multiprocessing joins its children and queue threads
-atexit.register(_close_shared)
+atexit.register(close_shared)
 
 
 def _join_all(procs: list[Any], seconds: float) -> None:
