@@ -26,6 +26,7 @@ Ending: the parent alone decides when workers stop, and no worker outlives it.
 * A worker whose parent died, however (SIGKILL, out of memory), exits by itself within a second: a watchdog thread
   compares `os.getppid()` with the parent's pid (`kit.orphans`). With the workers gone, multiprocessing's resource tracker (started
   by the parent for the queues' locks) sees its last pipe close and exits too.
+* The live task's shared pool stops when its eval ends (`close_shared`, from an Inspect hook the task registers).
 * `close` never blocks on a dead or stuck worker: queues never join their feeder threads (a feeder blocked on a
   full pipe to a dead worker would hold the process at exit), workers left after a grace period are terminated,
   then killed. The pool's `atexit` clean-up runs before multiprocessing's own (which would join those threads).
