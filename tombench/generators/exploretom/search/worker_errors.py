@@ -110,5 +110,8 @@ def _arrived(exc: BaseException, remote: RemoteTraceback) -> BaseException:
 
 def _first_line(e: BaseException) -> str:
     message = getattr(e, "message", None)
-    text = (message if isinstance(message, str) else str(e)).strip()
+    try:
+        text = (message if isinstance(message, str) else str(e)).strip()
+    except Exception:  # noqa: BLE001 - an exception whose __str__ fails still has a name
+        return ""
     return text.splitlines()[0] if text else ""
