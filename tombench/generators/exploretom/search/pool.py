@@ -26,6 +26,7 @@ Ending: the parent alone decides when workers stop, and no worker outlives it.
 * A worker whose parent died, however (SIGKILL, out of memory), exits by itself within a second: a watchdog thread
   compares `os.getppid()` with the parent's pid (`kit.orphans`). With the workers gone, multiprocessing's resource tracker (started
   by the parent for the queues' locks) sees its last pipe close and exits too.
+* The live task's shared pool stops when its eval ends (`close_shared`, from an Inspect hook the task registers).
 * `close` never blocks on a dead or stuck worker: queues never join their feeder threads (a feeder blocked on a
   full pipe to a dead worker would hold the process at exit), workers left after a grace period are terminated,
   then killed. The pool's `atexit` clean-up runs before multiprocessing's own (which would join those threads).
@@ -40,24 +41,26 @@ import itertools
 import multiprocessing as mp
 import multiprocessing.util  # noqa: F401 - registers multiprocessing's atexit hook now, so the pool's runs before it
 import os
-import pickle
 import queue
 import signal
 import sys
 import threading
 import time
-import traceback
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AbstractAsyncContextManager as AsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from tombench._platform import require_posix
 from tombench.generators.exploretom.search.evaluator import Answerer
 from tombench.generators.exploretom.search.slots import Contention, SlotBroker, WorkerSlots
+from tombench.generators.exploretom.search.worker_errors import WorkerError, transportable
 from tombench.kit.orphans import exit_when_orphaned
 
+require_posix()  # signal.SIGHUP and pthread_sigmask below: one line on a system without them, not an AttributeError
+
 __all__ = ["CallTarget", "JobCalls", "SearchPool", "WorkerCaller", "WorkerError", "answer_prompts", "can_spawn",
-           "running_pool", "shared_pool", "usable_workers"]
+           "close_shared", "running_pool", "shared_pool", "usable_workers"]
 
 Job = Callable[..., Awaitable[Any]]
 
@@ -130,10 +133,6 @@ class CallTarget(Protocol):
 
     def build(self, slots: AsyncContextManager[None]) -> WorkerCaller:
         """The caller, in the worker; `async with slots:` around each call keeps the total within `connections`."""
-
-
-class WorkerError(RuntimeError):
-    """A job failed in a worker process (its traceback is the message) or the worker died."""
 
 
 @dataclass
@@ -228,14 +227,13 @@ class SearchPool:
                 elif kind == "usage":  # calls completed in the worker: may raise the sample's limit here
                     if hasattr(answer, "worker_usage"):
                         answer.worker_usage(msg[2])
-                elif kind in ("done", "error", "raised"):
+                elif kind in ("done", "raised"):
                     finished = True
                     if msg[3] is not None and hasattr(answer, "worker_calls"):
                         answer.worker_calls(msg[3])
                     if kind == "done":
                         return msg[2]
-                    # "raised": the job's own exception (a model's error stays one); "error": its traceback
-                    raise msg[2] if kind == "raised" else WorkerError(msg[2])
+                    raise msg[2]  # the job's exception as in one process (`worker_errors.transportable`)
                 else:  # "failed": the model's own error (a connection error stays one); "lost": the worker died
                     raise msg[1]
         finally:
@@ -367,11 +365,11 @@ _SHARED: dict[int, SearchPool] = {}
 
 
 def shared_pool(workers: int) -> SearchPool:
-    """One pool of `workers` processes for this whole process, started at first use and stopped at exit.
+    """One pool of `workers` processes for this whole process, started at first use and stopped by `close_shared`
+    (the live task calls it when the eval ends) or at exit.
 
-    Why: the live task's search samples are solver calls with no hook at the end of an eval, and starting worker
-    processes per sample would cost more than many searches; Inspect may also run several evals in one process
-    (eval-set), each on its own event loop, which one pool serves alike."""
+    Why: the live task's search samples are solver calls, and starting worker processes per sample would cost more
+    than many searches; the samples of one eval, each on Inspect's event loop, share one pool."""
     pool = _SHARED.get(workers)
     if pool is None or pool._closed:
         pool = _SHARED[workers] = SearchPool(workers)
@@ -385,14 +383,16 @@ def running_pool(workers: int) -> SearchPool | None:
     return None if pool is None or pool._closed else pool
 
 
-def _close_shared() -> None:
+def close_shared() -> None:
+    """Stop the shared pools' workers now (the live task's, when the eval that started them ends; a later eval starts
+    new ones), not only at this process's exit."""
     for pool in list(_SHARED.values()):
         pool.close()
 
 
 # registered after multiprocessing's own hook (imported above): atexit runs the last registered first, so the
 # workers are stopped before multiprocessing joins its children and queue threads
-atexit.register(_close_shared)
+atexit.register(close_shared)
 
 
 def _join_all(procs: list[Any], seconds: float) -> None:
@@ -547,13 +547,6 @@ class _Worker:
 
 
 def _failure(jid: int, e: BaseException, calls: JobCalls | None) -> tuple:
-    """The message for a job that raised: where the worker made the calls (`calls`), the exception itself where it
-    pickles (the parent raises the same type, so a model's error stays the model's, as when the parent calls);
-    else its traceback."""
-    if calls is not None and not isinstance(e, WorkerError):
-        try:
-            pickle.loads(pickle.dumps(e))
-            return ("raised", jid, e, calls)
-        except Exception:
-            pass
-    return ("error", jid, traceback.format_exc().rstrip(), calls)
+    """The message for a job that raised `e`: the failure as the parent raises it (`worker_errors.transportable`:
+    an exception group's first cause, a model's error staying the model's), with what its calls cost (`calls`)."""
+    return ("raised", jid, transportable(e), calls)
