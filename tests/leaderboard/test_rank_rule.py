@@ -33,7 +33,7 @@ def test_copies_and_noise_rows_never_undo_a_separation():
     """Three copies of a row took Holm's family from 21 to 55 pairs and moved the oracle from rank 1 to =1. Now
     every pair's test is its own: copies and noise rows leave every separation, and rows they do not beat keep
     their ranks."""
-    for seed in range(6):
+    for seed in range(3):
         base = _base(seed)
         ranks, beats = _board(base)
         assert beats, "the base board should separate some rows"
