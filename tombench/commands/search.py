@@ -203,6 +203,7 @@ def _run_with_progress(console: Console, settings: list[Setting], ctxs: list[Con
     """Run the searches under two live bars (settings done; budget spent), their results per setting. An interrupt
     or an unreachable model is a one-line error."""
     from tombench.generators.exploretom.search.heap import search_gc
+    from tombench.generators.exploretom.search.pool import JobKilledWorker
     from tombench.generators.exploretom.search.runner import run_searches
 
     calls = run.search.budget_unit == "calls"
@@ -231,6 +232,8 @@ def _run_with_progress(console: Console, settings: list[Setting], ctxs: list[Con
                                                 setting_indices=indices, workers=workers))
         except KeyboardInterrupt:
             raise UserError(f"interrupted; run the same command again to resume from {out_dir}") from None
+        except JobKilledWorker as e:  # one setting's search kills its worker: the others' are written
+            raise UserError(str(e)) from None
         except Exception as e:  # a model that cannot be reached (no key, offline) is a user error, not a crash
             if _is_connection_error(e):
                 raise UserError(f"cannot reach model {run.model}: {e}") from None

@@ -1,0 +1,111 @@
+"""A worker that dies is replaced and its job runs again; a job that keeps killing its worker fails alone; a job
+that cannot be sent to or loaded in a worker fails at once with that error (`pool.SearchPool`)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import pickle
+import signal
+import sys
+import threading
+import types
+from pathlib import Path
+
+import pytest
+
+from tombench.generators.exploretom.search.pool import JOB_DEATHS, JobKilledWorker, SearchPool, WorkerError
+
+
+async def _no_model(prompts):  # noqa: ANN001, ANN202 - an answerer
+    return ["" for _ in prompts]
+
+
+async def _dies_once(answer, emit, marker: str) -> list[int]:  # noqa: ANN001 - a pool job
+    """Hands over two events, then kills its worker the first time it runs (`marker` not yet there)."""
+    emit(1)
+    emit(2)
+    if not os.path.exists(marker):
+        Path(marker).write_text("ran", encoding="utf-8")
+        os.kill(os.getpid(), signal.SIGKILL)
+    emit(3)
+    return [os.getpid()]
+
+
+async def _always_dies(answer, emit) -> None:  # noqa: ANN001 - a pool job
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+async def _works(answer, emit, seconds: float) -> str:  # noqa: ANN001 - a pool job
+    await asyncio.sleep(seconds)
+    return "done"
+
+
+async def _unpicklable_result(answer, emit) -> object:  # noqa: ANN001 - a pool job
+    return threading.Lock()
+
+
+@pytest.mark.timeout(60)
+def test_a_dead_workers_job_runs_again_in_its_replacement(tmp_path: Path) -> None:
+    events: list[int] = []
+
+    async def go() -> list[int]:
+        with SearchPool(1) as pool:
+            first = pool._procs[0].pid
+            result = await pool.run(_dies_once, (str(tmp_path / "ran"),), _no_model, events.append)
+            assert result != [first]  # it ran again, in another process
+            assert await pool.run(_works, (0.0,), _no_model) == "done"  # the pool goes on
+            return result
+
+    asyncio.run(go())
+    assert events == [1, 2, 3]  # the events the first run handed over are not handed over again
+
+
+@pytest.mark.timeout(60)
+def test_a_job_that_keeps_killing_its_worker_fails_alone() -> None:
+    async def go() -> None:
+        with SearchPool(2) as pool:
+            killer = pool.run(_always_dies, (), _no_model)
+            others = [pool.run(_works, (0.2,), _no_model) for _ in range(4)]
+            results = await asyncio.gather(killer, *others, return_exceptions=True)
+            assert isinstance(results[0], JobKilledWorker), results[0]
+            assert f"died {JOB_DEATHS} times" in str(results[0]) and "SIGKILL" in str(results[0])
+            assert "\n" not in str(results[0])
+            assert results[1:] == ["done"] * 4
+            assert await pool.run(_works, (0.0,), _no_model) == "done"
+
+    asyncio.run(go())
+
+
+@pytest.mark.timeout(60)
+def test_a_job_that_cannot_be_sent_or_loaded_fails_at_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a job of a module the workers cannot import (as a function defined in a script's `if __name__` block)
+    here_only = types.ModuleType("tombench_test_module_only_here")
+    exec("async def job(answer, emit):\n    return 1\n", here_only.__dict__)  # noqa: S102 - a test module
+    here_only.job.__module__ = here_only.__name__
+    monkeypatch.setitem(sys.modules, here_only.__name__, here_only)
+
+    async def go() -> None:
+        with SearchPool(1) as pool:
+            with pytest.raises((pickle.PicklingError, AttributeError, TypeError)):
+                await pool.run(_works, (lambda: 0,), _no_model)  # arguments that cannot be pickled
+            with pytest.raises(ModuleNotFoundError, match="tombench_test_module_only_here"):
+                await pool.run(here_only.job, (), _no_model)
+            with pytest.raises(WorkerError, match="pickle"):
+                await pool.run(_unpicklable_result, (), _no_model)
+            assert await pool.run(_works, (0.0,), _no_model) == "done"  # none of these stopped the worker
+
+    asyncio.run(go())
+
+
+@pytest.mark.timeout(60)
+def test_close_fails_the_jobs_still_waiting() -> None:
+    async def go() -> None:
+        pool = SearchPool(1)
+        task = asyncio.ensure_future(pool.run(_works, (30.0,), _no_model))
+        await asyncio.sleep(0.5)
+        pool.close(grace=0.5)
+        with pytest.raises(WorkerError, match="closed"):
+            await task
+
+    asyncio.run(go())
