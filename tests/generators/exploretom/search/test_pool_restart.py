@@ -109,3 +109,95 @@ def test_close_fails_the_jobs_still_waiting() -> None:
             await task
 
     asyncio.run(go())
+
+
+#: a small grid: long enough (tens of seconds on a loaded machine) for a worker to be killed in the middle
+SMALL = ["search", "--model", "tombench/recency", "--story-types", "tomi,fantom-private", "--people", "2", "--moves",
+         "3", "--stories-per-setting", "2", "--budget", "30", "--seed", "3"]
+
+
+def _lines(path: Path) -> int:
+    return len(path.read_text(encoding="utf-8").splitlines()) if path.exists() else 0
+
+
+@pytest.mark.timeout(300)
+def test_a_search_with_a_worker_killed_ends_as_the_undisturbed_one(tmp_path: Path) -> None:
+    """`tombench search --workers 2` with one worker SIGKILLed after the first attempt is written: exit 0, and the
+    same stories and attempts as the run nobody disturbed."""
+    import subprocess
+    import time
+
+    from click.testing import CliRunner
+
+    from tests.generators.exploretom.search.test_pool_signals import _children, _wait_for
+    from tests.generators.exploretom.search.test_workers import _same_output
+    from tests.terminal import terminal_popen
+    from tombench.cli import main
+
+    r = CliRunner().invoke(main, [*SMALL, "--workers", "1", "--out", str(tmp_path / "ref")])
+    assert r.exit_code == 0, r.output
+    out = tmp_path / "killed"
+    proc = terminal_popen([sys.executable, "-m", "tombench", *SMALL, "--workers", "2", "--out", str(out)],
+                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, start_new_session=True)
+    try:
+        assert _wait_for(lambda: _lines(out / "attempts.jsonl") >= 1 or proc.poll() is not None, 200)
+        workers = [c for c in _children(proc.pid) if "resource_tracker" not in Path(f"/proc/{c}/cmdline").read_text(
+            encoding="utf-8", errors="replace")]
+        assert proc.poll() is None and workers, "the search ended before a worker could be killed"
+        os.kill(workers[0], signal.SIGKILL)
+        code = proc.wait(timeout=240)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+    err = proc.stderr.read() if proc.stderr else ""
+    assert code == 0, err
+    assert "Traceback" not in err, err
+    time.sleep(0)  # the outputs are complete: the command has ended
+    _same_output(tmp_path / "ref", out)
+
+
+@pytest.mark.timeout(300)
+def test_the_live_task_with_a_worker_killed_scores_as_the_undisturbed_one(tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    """The live task with 2 workers, one SIGKILLed while the searches run: the same samples, search summaries and
+    scores as with the searches in this process."""
+    import time
+
+    from inspect_ai import eval as inspect_eval
+
+    import tombench._registry  # noqa: F401  (the tombench/<name> models)
+    from tombench.generators.exploretom.search.pool import running_pool
+    from tombench.tasks.exploretom.adversarial import exploretom_adversarial
+
+    killed: list[int] = []
+
+    def killer() -> None:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and not killed:
+            pool = running_pool(2)
+            if pool is not None and pool._jobs:
+                time.sleep(0.5)  # the job has reached its worker
+                proc = pool._procs[0]
+                os.kill(proc.pid, signal.SIGKILL)
+                killed.append(proc.pid)
+            time.sleep(0.05)
+
+    def run(workers: int) -> tuple[set, object]:
+        monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / f"cache{workers}"))
+        task = exploretom_adversarial(action_sets="tomi", asymmetric="both", people="2", moves=3, budget=20,
+                                      mode="improved", stories_per_setting=2, question_orders="1", workers=workers)
+        (log,) = inspect_eval(task, model="tombench/recency", log_dir=str(tmp_path / str(workers)), display="none")
+        assert log.status == "success", log.error
+        rows = set()
+        for s in log.samples:
+            search = {k: v for k, v in (s.metadata.get("search") or {}).items() if k != "calls"}
+            rows.add((s.id, repr(sorted(search.items())), repr(sorted((s.scores or {}).items()))))
+        return rows, log.results.scores
+
+    one = run(1)
+    thread = threading.Thread(target=killer, daemon=True)
+    thread.start()
+    two = run(2)
+    thread.join()
+    assert killed, "no worker was killed"
+    assert one == two
