@@ -213,13 +213,7 @@ class SearchPool:
         payload = pickle.dumps((job, args, target), protocol=pickle.HIGHEST_PROTOCOL)
         if target is not None:
             self.broker(target)
-        with self._lock:
-            jid = next(self._ids)
-            free = [w for w in range(len(self._load)) if w not in self._alone] or range(len(self._load))
-            w = min(free, key=self._load.__getitem__)
-            self._load[w] += 1
-            pending = self._jobs[jid] = _Pending(asyncio.get_running_loop(), asyncio.Queue(), w, payload)
-            self._ins[w].put(("job", jid, payload))
+        jid, pending = self._submit(payload)
         asks: set[asyncio.Task] = set()
         finished = False
         #: events handed to `on_event`; after a restart, the ones the job hands over again (it is seeded) are skipped
@@ -258,6 +252,17 @@ class SearchPool:
             self._forget(jid, pending, finished)
             for t in asks:
                 t.cancel()
+
+    def _submit(self, payload: bytes) -> tuple[int, _Pending]:
+        """Send a job to the worker with the fewest jobs, among those that do not run a job alone (`_run_alone`)."""
+        with self._lock:
+            jid = next(self._ids)
+            free = [w for w in range(len(self._load)) if w not in self._alone] or range(len(self._load))
+            w = min(free, key=self._load.__getitem__)
+            self._load[w] += 1
+            pending = self._jobs[jid] = _Pending(asyncio.get_running_loop(), asyncio.Queue(), w, payload)
+            self._ins[w].put(("job", jid, payload))
+        return jid, pending
 
     def _forget(self, jid: int, pending: _Pending, finished: bool) -> None:
         """The job has ended (or its caller stopped waiting): a worker still running it is told to stop."""
