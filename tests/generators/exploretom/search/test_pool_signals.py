@@ -220,3 +220,24 @@ def test_ctrl_c_at_random_points_always_ends(tmp_path: Path) -> None:
             statuses = [read_eval_log(x, header_only=True).status for x in logs]
             assert statuses in ([], ["cancelled"], ["success"]), f"{what}: {statuses}\n{err}"
         runs += 1
+
+
+def test_a_ctrl_c_while_the_pool_closes_waits_for_the_close() -> None:
+    """A Ctrl-C during `close` is held until the workers are stopped, then raised (`close`) or dropped (the exit
+    clean-up, where it would only print a traceback)."""
+    from tombench.generators.exploretom.search.pool import _sigint_deferred
+
+    done = []
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal, however pytest was started
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with _sigint_deferred():
+                signal.raise_signal(signal.SIGINT)
+                done.append("the block went on")
+        with _sigint_deferred(reraise=False):
+            signal.raise_signal(signal.SIGINT)
+            done.append("and again")
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, old)
+    assert done == ["the block went on", "and again"]
