@@ -201,3 +201,21 @@ def test_the_live_task_with_a_worker_killed_scores_as_the_undisturbed_one(tmp_pa
     thread.join()
     assert killed, "no worker was killed"
     assert one == two
+
+
+def test_a_setting_whose_job_kills_its_worker_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`tombench search` ends in the runner's one line naming the setting (the others' results are written)."""
+    from click.testing import CliRunner
+
+    import tombench.generators.exploretom.search.runner as runner
+    from tombench.cli import main
+
+    async def killed(*args, **kwargs):  # noqa: ANN002, ANN003, ANN202 - run_searches' signature
+        raise JobKilledWorker("the search of setting tomi-2p-3m failed (its worker process died 3 times while "
+                              "running it (exit code -9, SIGKILL)); the other settings' results are written in x")
+
+    monkeypatch.setattr(runner, "run_searches", killed)
+    r = CliRunner().invoke(main, [*SMALL, "--workers", "2", "--out", str(tmp_path / "x")])
+    assert r.exit_code != 0 and "setting tomi-2p-3m failed" in r.output, r.output
+    assert "Traceback" not in r.output, r.output
+    assert r.output.strip().splitlines()[-1].startswith("error: the search of setting tomi-2p-3m failed"), r.output
