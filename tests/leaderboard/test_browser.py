@@ -12,6 +12,7 @@ import pytest
 
 from tombench.leaderboard import render
 
+from .chart_page import chart_traces, check_traces_match_cells
 from .rows_factory import row
 
 pytestmark = pytest.mark.browser
@@ -161,3 +162,58 @@ def test_wide_board_scrolls_in_its_box_and_the_legend_wraps(driver, tmp_path):
         "return [h.left - b.left, b.right - h.right];", box, last)
     assert left >= 0 and right >= -1  # the last breakdown column can be scrolled fully into view
     assert last.text == "moves: moves-group-2"
+
+
+def _page_cells(driver, board: int) -> list[dict[str, str]]:  # noqa: ANN001
+    """The cells of a board on the page, by column title, in the board's own order (`data-idx`)."""
+    from selenium.webdriver.common.by import By
+
+    table = driver.find_element(By.ID, f"board-{board}")
+    heads = [h.text.rstrip(" ▲▼") for h in table.find_elements(By.TAG_NAME, "th")]
+    rows = sorted(table.find_elements(By.CSS_SELECTOR, "tbody tr"), key=lambda r: int(r.get_attribute("data-idx")))
+    return [dict(zip(heads, (c.get_attribute("textContent") for c in r.find_elements(By.TAG_NAME, "td")),
+                     strict=True)) for r in rows]
+
+
+def test_charts_draw_each_row_and_breakdown_with_the_numbers_of_the_table(driver, tmp_path):
+    """The page draws what it ranks: per board, the headline and every breakdown group of every row as a bar with
+    its 95% interval, the same numbers as the table's cells; names are drawn as typed; plotly.js is inline."""
+    from dataclasses import replace
+
+    from selenium.webdriver.common.by import By
+
+    from tombench.leaderboard import Breakdown
+
+    def groups(shift: float) -> list[Breakdown]:
+        return [Breakdown("action_set", "tomi", 0.7 - shift, None, 60, 0.58 - shift, 0.8 - shift, 12),
+                Breakdown("action_set", "fantom", 0.5 - shift, None, 40, 0.35 - shift, 0.65 - shift, 8),
+                Breakdown("interesting", "true", 0.4 - shift, None, 50, 0.27 - shift, 0.54 - shift, 10),
+                Breakdown("interesting", "false", 0.8 - shift, None, 50, 0.67 - shift, 0.89 - shift, 10),
+                Breakdown("order", "2", 0.33 - shift, None, 30)]  # no interval: a bar without an error bar
+
+    rows = [replace(row("org/big-70b", 0.91, 0.02), breakdowns=groups(0.0)),
+            replace(row("org/<b>tiny</b>", 0.3, 0.05, provider="custom"), breakdowns=groups(0.2)),
+            row("tombench/recency", 0.45, provider="tombench", open_weights=None, model_size_b=None),
+            row("no-interval", 0.2, ci_low=None, ci_high=None, ci_method=None),
+            row("z", 0.4, task="tombench/tomsynth")]
+    page = render(rows, "html")
+    assert "<script src" not in page and page.count("<script>") == 1 + 2 + 1  # plotly.js, two charts, the board's
+    path = tmp_path / "charts.html"
+    path.write_text(page, encoding="utf-8")
+    driver.set_window_size(1400, 1000)
+    driver.get(path.as_uri())
+    checked = 0
+    for board in (0, 1):
+        chart = driver.find_element(By.ID, f"chart-{board}")
+        traces = chart_traces(driver, chart)
+        cells = _page_cells(driver, board)
+        panels = {t["meta"]["panel"] for t in traces}
+        assert panels == ({"headline", "action_set", "interesting", "order"} if board == 0
+                          else {"headline", "action_set", "order"})
+        checked += check_traces_match_cells(traces, cells)
+        legend = [el.get_attribute("textContent") for el in chart.find_elements(By.CSS_SELECTOR, ".legendtext")]
+        assert legend == [c["Model"] for c in cells]  # one legend entry per row, names as typed
+    assert checked == (4 + 2 * 5 + 2 * 2) + (1 + 2)  # every headline, every group a row reports
+    assert not driver.find_elements(By.CSS_SELECTOR, "b, img")  # no name became markup
+    sizes = {r["Model"]: (r["Open"], r["Size"]) for r in _page_cells(driver, 0)}
+    assert sizes["tombench/recency"] == ("", "")  # a baseline has no weights: blank, not "yes" / "0"

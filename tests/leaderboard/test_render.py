@@ -17,6 +17,7 @@ from tombench.leaderboard import build_view, compare, latest_rows, render, share
 from tombench.leaderboard._cells import differing_settings
 from tombench.leaderboard._html import static_text
 from tombench.leaderboard._ranking import pair_tests, same_items
+from tombench.leaderboard.charts import plotly_js
 
 from .rows_factory import clustered, config, items, row
 
@@ -176,10 +177,16 @@ def test_html_is_self_contained_and_escaped():
     page = render([row(evil, 0.5, submitter='"><img src=x onerror=alert(1)>'), row('"><img src=y>', 0.4)], "html")
     assert 'data-pairs="{' in page  # every pair's cell, model names included, escaped inside the attribute
     assert evil not in page and "<img" not in page
-    assert "http://" not in page and "https://" not in page and "<link" not in page  # nothing fetched
+    assert page.count(plotly_js()) == 1  # the charts' library, inline (its own source names URLs it never fetches)
+    rest = page.replace(plotly_js(), "")
+    assert "http://" not in rest and "https://" not in rest and "<link" not in page and "<script src" not in page
     parser = _Parser()
-    parser.feed(page)
-    assert len(parser.scripts) == 1 and "alert" not in parser.scripts[0]
+    parser.feed(rest)
+    chart, table = parser.scripts
+    assert "alert" not in table
+    # in the chart's data the name is a JSON string, escaped for Plotly's labels: no "<" can end the script
+    data = rest.split("Plotly.newPlot(", 1)[1].split("</script>", 1)[0]
+    assert "<" not in data and "&lt;script&gt;alert" in data
     assert evil in parser.cells  # shown as text
 
 
@@ -262,13 +269,13 @@ def test_rows_on_different_item_sets_are_never_paired_on_their_overlap():
 
 
 def test_open_and_size_come_from_model_metadata_or_stay_blank():
-    """Issue #30.6: "Open" and "Size" showed "?" on every row."""
+    """Issue #30.6: "Open" and "Size" showed "?" on every row; a baseline (no weights) showed "yes" and "0"."""
     rows = [row("tombench/recency", 0.9, provider="tombench", open_weights=None, model_size_b=None),
             row("vllm/Qwen/Qwen2.5-7B-Instruct", 0.8, provider="vllm", open_weights=None, model_size_b=None),
             row("openai/gpt-4o", 0.7, provider="openai", open_weights=None, model_size_b=None),
             row("mystery/model", 0.6, provider="mystery", open_weights=None, model_size_b=None)]
     cells = {e.row.model: (e.cells["open_weights"].text, e.cells["size"].text) for e in build_view(rows).boards[0].entries}
-    assert cells == {"tombench/recency": ("yes", "0"), "vllm/Qwen/Qwen2.5-7B-Instruct": ("yes", "7B"),
+    assert cells == {"tombench/recency": ("", ""), "vllm/Qwen/Qwen2.5-7B-Instruct": ("yes", "7B"),
                      "openai/gpt-4o": ("no", ""), "mystery/model": ("", "")}
     assert "?" not in render(rows, "markdown").split("## ", 1)[1].split("\n\n", 2)[2]
     assert "blank: not known" in render(rows, "markdown")

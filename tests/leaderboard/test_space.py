@@ -17,9 +17,10 @@ import yaml
 from click.testing import CliRunner
 
 from tombench.cli import main
-from tombench.leaderboard import LocalStore, build_view
+from tombench.leaderboard import LocalStore, RowSet, build_view
 from tombench.leaderboard.space import GRADIO_VERSION, LOCAL_DIR_ENV, interval_bar, space_tables
 
+from .chart_page import chart_traces, check_traces_match_cells
 from .hub_server import HubTestServer
 from .rows_factory import row
 from .space_page import open_tab, shown_table, wait_for
@@ -170,6 +171,13 @@ def test_space_in_a_headless_browser(space_driver, app_url, board):
         bars = [r[heads.index("Interval (0–100%)")] for r in shown]
         assert all(bar.startswith("|") and "●" in bar for bar in bars)  # the interval drawn for every row
         assert "Samples" in heads and "Tokens" not in heads
+        # the tab's chart: every row's headline and breakdown groups, the numbers of the board's cells
+        chart = next(c for c in driver.find_elements(By.CSS_SELECTOR, ".chart") if c.is_displayed())
+        traces = chart_traces(driver, chart)
+        cells = [{**{c.title: e.cells[c.key].text for c in b.columns}} for e in b.entries]
+        assert [r[heads.index("Accuracy %")] for r in shown] == [c["Accuracy %"] for c in cells]
+        assert check_traces_match_cells(traces, cells) >= len(b.entries)
+        assert {t["meta"]["panel"] for t in traces} >= {"headline", "action_set"}
 
     # the column chooser of the shown tab (the last task's): hide Samples, show Tokens
     chooser = next(c for c in driver.find_elements(By.CSS_SELECTOR, ".columns") if c.is_displayed())
@@ -190,7 +198,7 @@ def test_the_app_rereads_the_dataset_without_a_restart(monkeypatch):
     def read(repo, timeout=30.0):  # noqa: ANN001, ANN202
         if not served:
             raise HubError(f"could not read {repo} from the Hub (ConnectError)")
-        return served[-1]
+        return RowSet(served[-1])
 
     monkeypatch.setattr(space_module, "load_rows", read)
     live = space_module.LiveBoard("org/results", max_age=3600)
@@ -234,7 +242,7 @@ def test_model_facts_details_links_and_about(monkeypatch):
     from tombench.leaderboard import space as space_module
 
     rows = [row("hf/org/big-7b", 0.9, 0.03, submission_id="big"), row("mockllm/m", 0.5, submission_id="../x")]
-    monkeypatch.setattr(space_module, "load_rows", lambda repo, timeout=30.0: rows)
+    monkeypatch.setattr(space_module, "load_rows", lambda repo, timeout=30.0: RowSet(rows))
     asked = []
 
     def facts(models):  # noqa: ANN001, ANN202

@@ -2,14 +2,17 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 from inspect_ai import eval as inspect_eval
 
+from tests.leaderboard.conftest import driver  # noqa: F401  (the one headless Chromium fixture)
 from tombench.cli import main
 from tombench.kit.intervals import wilson_interval
+from tombench.kit.suites import suite_label
 from tombench.leaderboard._from_log import row_from_log
 from tombench.reports import load_suite_results, suite_groups_tables, suites_table
 from tombench.tasks.bigtom.bigtom import bigtom
@@ -121,3 +124,49 @@ def test_chance_row_is_the_chance_of_the_samples_scored(tmp_path: Path) -> None:
     inspect_eval(task, model="tombench/oracle", sample_id=four, log_dir=str(tmp_path / "tb"), display="none")
     (r_tb,) = load_suite_results([tmp_path / "tb"])
     assert r_tb.chance == pytest.approx(0.25)
+
+
+def _md_tables(output: str) -> dict[str, tuple[list[str], list[list[str]]]]:
+    """The Markdown tables of a report's output, by title: header and rows."""
+    tables = {}
+    for block in re.split(r"^\*\*", output, flags=re.M)[1:]:
+        title, _, rest = block.partition("**")
+        cells = [[c.strip() for c in line.strip("|").split(" | ")] for line in rest.splitlines() if line.startswith("|")]
+        tables[title.split(":")[0]] = (cells[0], cells[2:])
+    return tables
+
+
+@pytest.mark.browser
+@pytest.mark.timeout(120)
+def test_html_page_draws_the_tables_numbers(driver, logs: Path, tmp_path: Path) -> None:  # noqa: F811
+    """`report suites --groups --html`: a bar per table cell, its hover text the cell, its height and interval the
+    cell's numbers (percent, or macro-F1 as a fraction), the chance ticks the chance row; checked in Chromium."""
+    out = tmp_path / "suites.html"
+    r = CliRunner().invoke(main, ["report", "suites", str(logs), "--groups", "--md", "--html", str(out)])
+    assert r.exit_code == 0, r.output
+    tables = _md_tables(r.output)
+    driver.get(out.as_uri())
+    figures = dict(driver.execute_script(
+        "return Array.from(document.querySelectorAll('.js-plotly-plot')).map(d => [d.id, d.data.map(t => "
+        "({type: t.type, name: t.name, meta: t.meta, x: t.x, y: t.y, customdata: t.customdata, err: t.error_y}))])"))
+    titles = {"fig-suites": "Established ToM suites"}
+    titles |= {f"fig-groups-{s}": suite_label(s) for s in ("tomi", "hitom", "bigtom", "opentom")}
+    assert sorted(titles[fig] for fig in figures) == sorted(tables)  # a chart per table
+    for fig, traces in figures.items():
+        header, rows = tables[titles[fig]]
+        for t in traces:
+            if t["type"] == "scatter":  # chance: the table's chance row
+                (chance,) = [row for row in rows if row[0] == "chance"]
+                for x, y in zip(t["x"], t["y"], strict=True):
+                    assert f"{100 * y:.1f}" == chance[header.index(x)]
+                continue
+            (row,) = [row for row in rows if row[0] == t["meta"]]
+            for i, (column, text) in enumerate(t["customdata"]):
+                assert row[header.index(column)] == text
+                if t["y"][i] is not None:
+                    scale = 1 if "macro-F1" in column else 100
+                    mean, low, high = (float(v) / scale for v in re.findall(r"[\d.]+", text)[:3])
+                    y, plus, minus = t["y"][i], t["err"]["array"][i], t["err"]["arrayminus"][i]
+                    assert abs(y - mean) < 0.006 and abs(y - minus - low) < 0.006 and abs(y + plus - high) < 0.006
+    drawn = driver.execute_script("return document.querySelectorAll('#fig-suites g.point path').length")
+    assert drawn == sum(len(t["x"]) for t in figures["fig-suites"] if t["type"] == "bar")

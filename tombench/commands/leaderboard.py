@@ -93,21 +93,33 @@ _timeout_option = click.option(
 
 
 def _load_rows(source: str | None, repo: str | None, timeout: float = 30.0):
-    """Rows of a Hub repo (`source`, when given, is the local copy whose rows need no download), or of the local
-    copy `source`."""
-    from tombench.leaderboard import LocalStore, PublishError, default_local_dir, fetch_rows
+    """The rows (a `RowSet`: damaged files left out, one line each) of a Hub repo (`source`, when given, is the
+    local copy whose rows need no download), or of the local copy `source`."""
+    from tombench.leaderboard import LocalStore, PublishError, RowSet, default_local_dir, fetch_board
 
     if repo:
         _quiet_hub_logs()
         known = LocalStore(source or default_local_dir(repo)).rows()  # immutable rows copied here: not re-downloaded
         try:
-            return fetch_rows(repo, known=known, timeout=timeout)
+            board = fetch_board(repo, known=known, timeout=timeout)
         except PublishError as e:
             raise UserError(str(e)) from None
+        return RowSet(board.rows, board.skipped)
     root = Path(source) if source else default_local_dir(None)
     if not root.is_dir():
         raise UserError(f"no leaderboard folder at {root}: give a folder written by `push`, or --repo ORG/NAME")
-    return LocalStore(root).rows()
+    return LocalStore(root).load()
+
+
+def _say_skipped(lines, console=None) -> None:  # noqa: ANN001
+    """One warning line per damaged row file (on stderr unless a console is given), escaped: the name is data."""
+    from rich.markup import escape
+
+    for line in lines:
+        if console is None:
+            click.echo(f"warning: {line}", err=True)
+        else:
+            console.print(f"[yellow]warning:[/] {escape(line)}", highlight=False)
 
 
 @click.group()
@@ -150,6 +162,7 @@ def push(logs: tuple[str, ...], repo: str | None, local_dir: str | None, with_lo
                       say=lambda text, highlight: console.print(text, highlight=highlight))
     if logs and report.nothing:
         raise UserError(report.nothing)
+    _say_skipped(store.load().skipped, console)
     store.write_site(repo)
     if repo:
         _push_store(store, repo, private, timeout, console)
@@ -199,6 +212,7 @@ def _push_store(store, repo: str, private: bool, timeout: float, console) -> Non
         raise UserError(f"{e}. {len(rows)} row(s) are kept in {store.root}; push them later with "
                         f"`tombench leaderboard push --repo {repo}`") from None
     keep_fetched(store, result.fetched, repo)
+    _say_skipped([f"{repo}: {line}" for line in result.skipped], console)
     if result.added:
         console.print(f"pushed {len(result.added)} new submission(s) to {repo} (commit {result.commit[:8]}, "
                       f"{result.attempts} attempt(s)); {len(result.already)} already there", highlight=False)
@@ -237,7 +251,9 @@ def show(source: str | None, repo: str | None, local_dir: str | None, fmt: str, 
 
     if source and local_dir and Path(source) != Path(local_dir):
         raise UserError("give the local copy once: SOURCE or --local-dir, not both")
-    rows = _load_rows(local_dir or source, repo, timeout)
+    found = _load_rows(local_dir or source, repo, timeout)
+    _say_skipped(found.skipped)
+    rows = found.rows
     dims = list(dimensions) or None
     if fmt == "terminal":
         from rich.console import Console
@@ -251,7 +267,7 @@ def show(source: str | None, repo: str | None, local_dir: str | None, fmt: str, 
         with open(output, "w", encoding="utf-8") as f:
             Console(file=f, width=TERMINAL_WIDTH).print(board)
         return
-    text = render(rows, fmt, history=history, dimensions=dims)  # type: ignore[arg-type]
+    text = render(rows, fmt, history=history, dimensions=dims, skipped=found.skipped)  # type: ignore[arg-type]
     if output:
         Path(output).write_text(text, encoding="utf-8")
     else:
@@ -296,13 +312,15 @@ def _load_board(source: str | None, repo: str | None, timeout: float) -> tuple[l
     from tombench.leaderboard import LocalStore, PublishError, default_local_dir, fetch_board
 
     if not repo:
-        rows = _load_rows(source, None)
-        return rows, LocalStore(Path(source) if source else default_local_dir(None)).data_files(), None
+        found = _load_rows(source, None)
+        _say_skipped(found.skipped)
+        return found.rows, LocalStore(Path(source) if source else default_local_dir(None)).data_files(), None
     _quiet_hub_logs()
     try:
         board = fetch_board(repo, known=LocalStore(default_local_dir(repo)).rows(), timeout=timeout)
     except PublishError as e:
         raise UserError(str(e)) from None
+    _say_skipped(board.skipped)
     return board.rows, board.files, board.revision
 
 

@@ -1,9 +1,13 @@
-"""`tombench report`: the paper's tables from Inspect logs, in the terminal or as Markdown.
+"""`tombench report`: the paper's tables from Inspect logs, in the terminal, as Markdown or as one HTML page.
 
-    tombench report logs/                       # Table 1, Table 6, accuracy by people and moves
+    tombench report logs/                       # Table 1, Table 6, accuracy by ToM order, by people and moves
     tombench report logs/ --md > report.md
     tombench report logs/ --plot fig3.png       # Figure 3 as a PNG (needs matplotlib)
+    tombench report logs/ --html report.html    # one offline page: every figure, the numbers beneath
     tombench report transfer logs/              # generator x evaluator matrix (paper Table 2)
+    tombench report transfer logs/ --html t.html
+
+`tombench report LOGS` is `tombench report tables LOGS` (options may come first: `tombench report --html OUT LOGS`).
 
 Each run (one log) is its own column, keyed A, B, ... with a legend beneath each table: runs of different tasks or
 settings are different experiments, and repeats of one configuration are shown apart as run 1, run 2 (never pooled,
@@ -88,8 +92,29 @@ def _plot(recs, path: Path) -> None:
     fig.savefig(path, dpi=120)
 
 
+def _write_html(recs, path: Path, figures: tuple[str, ...]) -> None:
+    """The HTML page of `figures` (`reports.FIGURES`) from the records, and one line on stderr naming it."""
+    from tombench.reports import report_page
+
+    try:
+        path.write_text(report_page(recs, figures), encoding="utf-8")
+    except OSError as e:
+        raise UserError(f"cannot write {path}: {e.strerror or e}") from None
+    click.echo(f"wrote {path}", err=True)
+
+
+_HTML_HELP = "Also write the figures, drawn from the same numbers, as one self-contained HTML page (offline)."
+
+
 class _ReportGroup(click.Group):
-    """`tombench report LOGS...` runs the main report; `tombench report transfer LOGS...` the transfer matrix."""
+    """`tombench report LOGS...` runs the main report; `tombench report transfer LOGS...` the transfer matrix.
+
+    The group has no options but --help, so the subcommands' options may come before the logs and the subcommand's
+    name is then implied (`tombench report --html OUT LOGS` is `tombench report tables --html OUT LOGS`)."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("context_settings", {})["ignore_unknown_options"] = True
+        super().__init__(*args, **kwargs)
 
     def resolve_command(self, ctx: click.Context, args: list[str]):
         if args and args[0] in self.commands:
@@ -99,7 +124,7 @@ class _ReportGroup(click.Group):
 
 @click.group(cls=_ReportGroup, invoke_without_command=False)
 def report() -> None:
-    """Paper-style tables from Inspect logs (Table 1, Table 6, Figure 3, transfer)."""
+    """Paper-style tables from Inspect logs (Table 1, Table 6, Figure 3, transfer); --html draws them on one page."""
 
 
 @report.command("tables")
@@ -107,12 +132,21 @@ def report() -> None:
 @click.option("--md", is_flag=True, help="Print Markdown instead of terminal tables.")
 @click.option("--plot", type=click.Path(dir_okay=False, path_type=Path), default=None, callback=output_file,
               help="Also write accuracy vs people and moves as a PNG.")
-def tables(logs: tuple[str, ...], md: bool, plot: Path | None) -> None:
-    """Table 1 (action set x asymmetry), Table 6 (interesting), accuracy by people and moves (first-order)."""
-    from tombench.reports import by_people_and_moves, interesting_table, per_action_set_table
+@click.option("--html", type=click.Path(dir_okay=False, path_type=Path), default=None, callback=output_file,
+              help=_HTML_HELP + " Holds the transfer matrix too when the logs have one.")
+def tables(logs: tuple[str, ...], md: bool, plot: Path | None, html: Path | None) -> None:
+    """Table 1 (action set x asymmetry), Table 6 (interesting), accuracy by ToM order and by people and moves."""
+    from tombench.reports import (
+        FIGURES,
+        by_order_table,
+        by_people_and_moves,
+        interesting_table,
+        per_action_set_table,
+    )
 
     recs = _load(logs)
-    tables_ = [t for t in (per_action_set_table(recs), interesting_table(recs), *by_people_and_moves(recs)) if t.rows]
+    tables_ = [t for t in (per_action_set_table(recs), interesting_table(recs), by_order_table(recs),
+                           *by_people_and_moves(recs)) if t.rows]
     if not tables_:
         raise UserError("no first-order ExploreToM questions in those logs (Table 1, Table 6 and Figure 3 count "
                         "first-order questions only)")
@@ -120,12 +154,16 @@ def tables(logs: tuple[str, ...], md: bool, plot: Path | None) -> None:
     if plot is not None:
         _plot(recs, plot)
         click.echo(f"wrote {plot}", err=True)
+    if html is not None:
+        _write_html(recs, html, FIGURES)
 
 
 @report.command("transfer")
 @click.argument("logs", nargs=-1)
 @click.option("--md", is_flag=True, help="Print Markdown instead of a terminal table.")
-def transfer(logs: tuple[str, ...], md: bool) -> None:
+@click.option("--html", type=click.Path(dir_okay=False, path_type=Path), default=None, callback=output_file,
+              help=_HTML_HELP)
+def transfer(logs: tuple[str, ...], md: bool, html: Path | None) -> None:
     """Accuracy of each evaluator on stories found against each generator model, per search method (Table 2)."""
     from tombench.reports import transfer_matrix
 
@@ -135,6 +173,8 @@ def transfer(logs: tuple[str, ...], md: bool) -> None:
         raise UserError("no belief questions with a generator model (run tombench/exploretom_transfer or the live "
                         "task)")
     _show([t], md)
+    if html is not None:
+        _write_html(recs, html, ("transfer",))
 
 
 def _register_suites() -> None:

@@ -3,13 +3,17 @@
     tombench report suites logs/                 # the cross-suite table (ExploreToM Table 3 / ToM-Synth Table 1)
     tombench report suites logs/ --groups        # and each suite's own table (per order, per condition, ...)
     tombench report suites logs/ --md > suites.md
+    tombench report suites logs/ --groups --html suites.html   # the same as charts on one offline page
 """
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from tombench.cli import UserError
+from tombench.commands._common import output_file
 from tombench.kit.suites import suites as registered_suites
 
 
@@ -33,11 +37,13 @@ class _SuitesCommand(click.Command):
 @click.argument("logs", nargs=-1)
 @click.option("--md", is_flag=True, help="Print Markdown instead of terminal tables.")
 @click.option("--groups", is_flag=True, help="Also print each suite's own table (its headline groups).")
-def suites(logs: tuple[str, ...], md: bool, groups: bool) -> None:
+@click.option("--html", type=click.Path(dir_okay=False, path_type=Path), default=None, callback=output_file,
+              help="Also write the tables as charts with their intervals, on one self-contained HTML page (offline).")
+def suites(logs: tuple[str, ...], md: bool, groups: bool, html: Path | None) -> None:
     from rich.console import Console
 
     from tombench.commands._logs import progress, say
-    from tombench.reports import load_suite_results, repeat_notes, suite_groups_tables, suites_table
+    from tombench.reports import load_suite_results, repeat_notes, suite_groups_tables, suites_page, suites_table
 
     if not logs:
         raise UserError("give one or more Inspect logs or log directories")
@@ -57,3 +63,9 @@ def suites(logs: tuple[str, ...], md: bool, groups: bool) -> None:
             click.echo(t.markdown() + "\n")
         else:
             console.print(t.rich())
+    if html is not None:
+        try:
+            html.write_text(suites_page(results, groups), encoding="utf-8")
+        except OSError as e:
+            raise UserError(f"cannot write {html}: {e.strerror or e}") from None
+        click.echo(f"wrote {html}", err=True)

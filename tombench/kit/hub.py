@@ -221,11 +221,16 @@ class HubRepo:
                                                         timeout=self.timeout, files_metadata=False))
 
     def read_text(self, path: str, revision: str) -> str:
-        """A file at a commit, through huggingface_hub's cache, within the deadline."""
+        """A file at a commit as UTF-8 text (see `read_bytes`)."""
+        return self.read_bytes(path, revision).decode("utf-8")
+
+    def read_bytes(self, path: str, revision: str) -> bytes:
+        """A file at a commit, through huggingface_hub's cache, within the deadline (bytes: for files anyone may
+        have written, the caller decides what is damaged)."""
         with self._errors():
             local = self._bounded(lambda: self.api.hf_hub_download(self.repo_id, path, repo_type=self.repo_type,
                                                                    revision=revision))
-        return Path(local).read_text(encoding="utf-8")
+        return Path(local).read_bytes()
 
     # ------------------------------------------------------------------------------------------------- writing
     def commit(self, files: Mapping[str, bytes | Path], message: str, *, parent: str | None = None,

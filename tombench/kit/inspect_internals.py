@@ -15,15 +15,18 @@ The internals, what each is for, and the public API that would replace it:
 * `inspect_ai.log._transcript.init_transcript`: give a search's calls a transcript of their own that keeps nothing
   (`NoEvents`). Public: none (`inspect_ai.log.transcript()` only reads the current transcript).
 * `Transcript._event`, `Transcript._event_updated` (overridden by `NoEvents`): drop the per-call model events the
-  search's summary replaces. Public: none (a public "no events here" switch on the transcript would do it).
+  search's summary replaces, and pass the first sample-limit event on to the sample's transcript. Public: none (a
+  public "no events here" switch on the transcript would do it).
 * `inspect_ai.model._cache.epoch`: the ContextVar the response cache's key reads; a worker sets it to the sample's
   epoch (`TaskState.epoch`, passed down) so its cache entries are the question samples'. Public: none;
   `CachePolicy(per_epoch=False)` drops the epoch from the key, but it would change every key the question samples and
   `inspect eval-retry` read.
 * `inspect_ai.model._model.model_usage_context_var`: where a worker's calls add their tokens, per job. Public: none
   (`inspect_ai.hooks.Hooks.on_model_usage` observes usage, but only through a hook registered for every eval).
-* `inspect_ai.model._model.record_and_check_model_usage`: add a worker job's tokens to the sample's and the eval's
-  usage, and check the token limits, as Inspect does for its own calls. Public: none.
+* `inspect_ai.model._model.record_and_check_model_usage`: add a worker's calls' tokens to the sample's and the
+  eval's usage, and check the sample's token and cost limits (in the sample's task: an exceeded one raises there),
+  as Inspect does for its own calls. Public: none (`inspect_ai.util.token_limit` and `cost_limit` open new limits;
+  nothing public adds usage to the open ones).
 * `inspect_ai.model._model.sample_model_usage`: the sample's tokens so far, for the search's summary when its calls
   log no events. Public: `inspect_ai.util.sample_limits().token.usage` has the total only; the model events of
   `inspect_ai.log.transcript()` have every call's usage (what the public path reads).
@@ -183,11 +186,21 @@ def _no_events_class() -> type:
     for hook in ("_event", "_event_updated"):
         _params(getattr(Transcript, hook, None), f"Transcript.{hook}", ("self", "event"))
 
+    from inspect_ai.event import SampleLimitEvent
+
     class NoEvents(Transcript):
-        """A transcript that keeps nothing: the search's calls are summarised, not logged one by one."""
+        """A transcript that keeps nothing: the search's calls are summarised, not logged one by one. The first
+        limit event (a sample limit the calls exceeded) goes on to `forward`, the sample's transcript, where Inspect
+        would have logged it; the calls refused after it, one event each, are summarised with the rest."""
+
+        def __init__(self, forward: Transcript | None = None) -> None:
+            super().__init__()
+            self.tombench_forward = forward
 
         def _event(self, event: Any) -> None:
-            pass
+            if self.tombench_forward is not None and isinstance(event, SampleLimitEvent):
+                self.tombench_forward._event(event)
+                self.tombench_forward = None
 
         def _event_updated(self, event: Any) -> None:
             pass
@@ -247,9 +260,12 @@ def worker_settings(model: Any) -> WorkerSettings | None:
 
 
 def drop_events() -> None:
-    """In the current context, a transcript that keeps nothing (the search's calls are summarised instead)."""
+    """In the current context, a transcript that keeps nothing (the search's calls are summarised instead) but the
+    event of a sample limit they exceed, which goes to the transcript it replaces (the sample's)."""
+    from inspect_ai.log import transcript
+
     found = _need()
-    found.init_transcript(found.no_events())
+    found.init_transcript(found.no_events(transcript()))
 
 
 def begin_worker_job(epoch: int | None, usage: dict[str, Any]) -> None:

@@ -22,6 +22,7 @@ from ._publish import (
 from ._ranking import compare, latest_rows, shared_ranks
 from ._render import render
 from ._row import SCHEMA_VERSION, Breakdown, Items, MetricValue, ResultRow, features
+from ._rowfile import DamagedRow, RowSet, parse_row
 from ._site import site_files
 from ._stats import Interval, Paired, mcnemar_exact, paired_comparison, proportion_interval
 from ._store import AddReport, LocalStore, add_logs, default_local_dir, keep_fetched, read_row, write_eval_results
@@ -34,5 +35,6 @@ __all__ = [
     "set_hub_timeout", "render", "build_view", "latest_rows", "shared_ranks", "compare", "site_files", "LocalStore",
     "default_local_dir", "add_logs", "AddReport", "keep_fetched", "read_row", "write_eval_results", "open_eval_result_prs",
     "Interval", "Paired", "proportion_interval", "mcnemar_exact", "paired_comparison", "Board", "fetch_board",
-    "Detail", "EvalItem", "Submission", "read_details", "submission_from_log", "TERMINAL_WIDTH",
+    "Detail", "EvalItem", "Submission", "read_details", "submission_from_log", "TERMINAL_WIDTH", "DamagedRow",
+    "RowSet", "parse_row",
 ]

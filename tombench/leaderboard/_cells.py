@@ -94,10 +94,11 @@ _BASELINE_PROVIDERS = {"tombench"}
 
 def _model_facts(row: ResultRow) -> tuple[Cell, Cell]:
     """Open weights and size: what the row records, else what its provider and model name tell (the rows' own
-    guesses, also for rows pushed before they existed); blank when unknown."""
-    if row.provider in _BASELINE_PROVIDERS:
-        why = "a rule-based baseline shipped with tombench: open code, no parameters"
-        return Cell("yes", 1, why), Cell("0", 0.0, why)
+    guesses, also for rows pushed before they existed); blank when unknown or when it does not apply (a baseline
+    has no weights: "0" or "yes" would read as a model of zero parameters)."""
+    if row.provider in _BASELINE_PROVIDERS:  # no weights: neither "open" nor a size applies (blank, never 0)
+        why = "a rule-based baseline shipped with tombench: no weights, no parameters"
+        return Cell("", None, why), Cell("", None, why)
     open_weights = row.open_weights if row.open_weights is not None else guess_open_weights(row.provider, None)
     size = row.model_size_b if row.model_size_b is not None else guess_model_size_b(row.model)
     open_cell = Cell({True: "yes", False: "no", None: ""}[open_weights], {True: 1, False: 0, None: None}[open_weights],

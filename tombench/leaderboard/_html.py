@@ -1,4 +1,5 @@
-"""The HTML format: one self-contained page (no fetches) with every board as a sortable, filterable table.
+"""The HTML format: one self-contained page (no fetches) with every board as a sortable, filterable table and its
+chart (`charts.py`: Plotly, its library inlined once).
 
 The page's style and script are package data (`static/board.css`, `static/board.js`) inlined into the page. The
 script sorts and filters with no dependencies: rows carry `data-open` / `data-size`, cells `data-sort`, and each
@@ -12,6 +13,7 @@ import json
 from importlib import resources
 
 from ._view import Board, View, board_legend
+from .charts import chart_html, plotly_js
 
 
 def static_text(name: str) -> str:
@@ -52,7 +54,9 @@ def _html_board(i: int, b: Board) -> list[str]:
             tip = f' title="{_attr(cell.title)}"' if cell.title else ""
             parts.append(f'<td{cls} data-sort="{_attr(cell.sort)}"{tip}>{_attr(cell.text)}</td>')
         parts.append("</tr>")
-    parts.append('</tbody></table></div><ul class="legend">')
+    parts.append("</tbody></table></div>")
+    parts.append(f'<div class="charts">{chart_html(b, f"chart-{i}")}</div>')
+    parts.append('<ul class="legend">')
     parts += [f"<li>{_attr(line)}</li>" for line in board_legend(b)]
     parts.append("</ul></section>")
     return parts
@@ -70,8 +74,12 @@ def html_page(view: View, title: str) -> str:
         '<label>max size (B params) <input type="number" id="f-size" min="0" step="any" style="width:6em"></label>'
         '<label>model <input type="search" id="f-text" placeholder="filter"></label></div>',
     ]
+    if view.skipped:  # damaged row files: named (escaped: a file name from the Hub is user data), one line each
+        parts.append('<ul class="skipped">' + "".join(f"<li>{_attr(line)}</li>" for line in view.skipped) + "</ul>")
     if not view.boards:
         parts.append("<p>No results yet.</p>")
+    else:  # the charts' library, once, inline: the page draws offline
+        parts.append(f"<script>{plotly_js()}</script>")
     for i, b in enumerate(view.boards):
         parts += _html_board(i, b)
     parts.append(f"<script>\n{static_text('board.js')}</script></body></html>")

@@ -24,6 +24,8 @@ def _board_caption(b: Board) -> str:
 def markdown(view: View, title: str) -> str:
     """The page: a heading, then per board its heading, caption and table (cells escaped, whitespace collapsed)."""
     out = [f"# {md_text(title)}", ""]
+    if view.skipped:  # damaged row files: named, escaped, one line each
+        out += [f"- {md_text(line)}" for line in view.skipped] + [""]
     if not view.boards:
         out.append("No results yet.")
     for b in view.boards:

@@ -33,6 +33,7 @@ from tombench.kit.hub import HubError as PublishError
 
 from ._details import DETAILS_DIR, ITEMS_DIR, details_path
 from ._row import ResultRow
+from ._rowfile import DamagedRow, parse_row
 from ._site import INDEX_PATH, RESULTS_DIR, hub_model_id, read_index, result_path, site_files
 from ._text import inert
 
@@ -48,13 +49,24 @@ class PushResult:
     fetched: list[ResultRow] = field(default_factory=list)  # rows read from the Hub that `known` lacked
     commit: str | None = None
     attempts: int = 0
+    skipped: list[str] = field(default_factory=list)  # one line per damaged result file at the head (left as is)
 
 
-def _remote_rows(hub: HubRepo, info: Any, known: dict[str, ResultRow]) -> tuple[dict[str, ResultRow],
-                                                                                 list[ResultRow]]:
-    """All rows at the head `info` as {submission id: row}, and those of them `known` lacked (downloaded).
+@dataclass
+class RemoteRows:
+    """The rows at one head: {submission id: row}, those `known` lacked (downloaded), and the damaged result files
+    ({submission id: one line}) left out: their ids count as taken, so no push ever writes into them."""
 
-    Reads nothing when every result file at the head is known; else the index once, then any file it lacks."""
+    rows: dict[str, ResultRow]
+    fetched: list[ResultRow]
+    damaged: dict[str, str] = field(default_factory=dict)
+
+
+def _remote_rows(hub: HubRepo, info: Any, known: dict[str, ResultRow]) -> RemoteRows:
+    """All rows at the head `info`.
+
+    Reads nothing when every result file at the head is known; else the index once, then any file it lacks (a
+    damaged file is read once per call and reported, never raised)."""
     prefix = RESULTS_DIR + "/"
     files = {s.rfilename for s in info.siblings or []}
     ids = {p[len(prefix):-len(".json")] for p in files if p.startswith(prefix) and p.endswith(".json")}
@@ -62,13 +74,25 @@ def _remote_rows(hub: HubRepo, info: Any, known: dict[str, ResultRow]) -> tuple[
     missing = ids - set(rows)
     fetched: list[ResultRow] = []
     if missing and INDEX_PATH in files:
-        index = read_index(hub.read_text(INDEX_PATH, info.sha))
-        fetched += [index[i] for i in sorted(missing & set(index))]
-        missing -= set(index)
+        index = read_index(_read_or_empty(hub, INDEX_PATH, info.sha))
+        fetched += [index[i] for i in sorted(missing & set(index)) if index[i].submission_id == i]
+        missing -= {r.submission_id for r in fetched}
+    damaged: dict[str, str] = {}
     for i in sorted(missing):  # result files the index does not cover (written by hand or by an older client)
-        fetched.append(ResultRow.from_json(hub.read_text(result_path(i), info.sha)))
+        try:
+            fetched.append(parse_row(hub.read_bytes(result_path(i), info.sha), result_path(i)))
+        except DamagedRow as e:
+            damaged[i] = str(e)
     rows.update({r.submission_id: r for r in fetched})
-    return rows, fetched
+    return RemoteRows(rows, fetched, damaged)
+
+
+def _read_or_empty(hub: HubRepo, path: str, revision: str) -> str:
+    """A derived file's text, or '' when it is not UTF-8 (the index is a cache: the result files stand in)."""
+    try:
+        return hub.read_bytes(path, revision).decode("utf-8")
+    except UnicodeDecodeError:
+        return ""
 
 
 @dataclass
@@ -86,7 +110,7 @@ def _data_files(paths: Iterable[str]) -> set[str]:
 
 
 def _commit_files(new: list[ResultRow], remote: dict[str, ResultRow], evidence: Evidence, at_head: set[str],
-                  hub: HubRepo) -> dict[str, bytes | Path]:
+                  hub: HubRepo, skipped: Sequence[str] = ()) -> dict[str, bytes | Path]:
     """What one push commits: the new rows' result files, their logs and details, evaluation items the head lacks,
     and the views regenerated from every row (declaring the details and items the commit leaves in the repo)."""
     files: dict[str, bytes | Path] = {result_path(r.submission_id): (r.to_json() + "\n").encode() for r in new}
@@ -97,7 +121,8 @@ def _commit_files(new: list[ResultRow], remote: dict[str, ResultRow], evidence: 
             files[details_path(r.submission_id)] = Path(evidence.details[r.submission_id])
     files.update({p: Path(local) for p, local in evidence.items.items() if p not in at_head})
     present = _data_files(at_head) | _data_files(files)
-    files.update(site_files(list(remote.values()) + new, hub.repo_id, hub.api.endpoint, files=present))
+    files.update(site_files(list(remote.values()) + new, hub.repo_id, hub.api.endpoint, files=present,
+                            skipped=skipped))
     return files
 
 
@@ -107,17 +132,21 @@ def _attempt(hub: HubRepo, rows: Sequence[ResultRow], cache: dict[str, ResultRow
     False when our files turned out to be on the branch already (re-read it: they count as "already").
     Raises `HubConflict` when the branch moved before our commit."""
     info = hub.head(create=True, private=private)
-    remote, fetched = _remote_rows(hub, info, cache)
-    cache.update({r.submission_id: r for r in fetched})
-    result.fetched += fetched
-    new = [r for r in {r.submission_id: r for r in rows}.values() if r.submission_id not in remote]
+    found = _remote_rows(hub, info, cache)
+    remote = found.rows
+    cache.update({r.submission_id: r for r in found.fetched})
+    result.fetched += found.fetched
+    result.skipped = list(found.damaged.values())
+    # a file of the head is never rewritten: ours are known (never re-read), damaged ones are taken
+    new = [r for r in {r.submission_id: r for r in rows}.values()
+           if r.submission_id not in remote and r.submission_id not in found.damaged]
     result.already = [r.submission_id for r in rows if r.submission_id in remote]
     if not new:
         return True
     message = f"Add {len(new)} result(s): " + inert(", ".join(sorted({r.model for r in new})))[:200]
     at_head = {x.rfilename for x in info.siblings or []}
-    commit = hub.commit(_commit_files(new, remote, evidence, at_head, hub), message, parent=info.sha,
-                        new={result_path(r.submission_id) for r in new})
+    commit = hub.commit(_commit_files(new, remote, evidence, at_head, hub, result.skipped), message,
+                        parent=info.sha, new={result_path(r.submission_id) for r in new})
     if commit is None:
         return False
     result.added = [r.submission_id for r in new]
@@ -178,6 +207,7 @@ class Board:
     rows: list[ResultRow]
     revision: str
     files: set[str]
+    skipped: list[str] = field(default_factory=list)  # one line per damaged result file left out
 
 
 def fetch_board(repo_id: str, *, token: str | None = None, endpoint: str | None = None,
@@ -187,8 +217,9 @@ def fetch_board(repo_id: str, *, token: str | None = None, endpoint: str | None 
     plus the index when needed."""
     hub = HubRepo(repo_id, token=token, endpoint=endpoint, timeout=timeout, writing=False)
     info = hub.head(revision)
-    rows, _ = _remote_rows(hub, info, {r.submission_id: r for r in known})
-    return Board(list(rows.values()), info.sha, {s.rfilename for s in info.siblings or []})
+    found = _remote_rows(hub, info, {r.submission_id: r for r in known})
+    return Board(list(found.rows.values()), info.sha, {s.rfilename for s in info.siblings or []},
+                 list(found.damaged.values()))
 
 
 def fetch_rows(repo_id: str, *, token: str | None = None, endpoint: str | None = None,

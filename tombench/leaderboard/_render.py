@@ -17,12 +17,16 @@ from ._view import build_view
 
 
 def render(rows: Iterable[ResultRow], fmt: Literal["terminal", "markdown", "html"], *, history: bool = False,
-           dimensions: Sequence[str] | None = None, title: str = "tombench leaderboard", breakdowns: bool = True):
+           dimensions: Sequence[str] | None = None, title: str = "tombench leaderboard", breakdowns: bool = True,
+           skipped: Sequence[str] = ()):
     """The one renderer: a rich renderable (`terminal`), or the text of a Markdown or HTML page.
+
+    `skipped`: one line per damaged row file left out (`RowSet.skipped`); the pages list them above the boards
+    (the terminal leaves them to the command, which prints them on stderr).
 
     `breakdowns=False` leaves the breakdown columns out of the terminal table (`leaderboard show` does unless asked:
     they do not fit 120 columns); Markdown and HTML always have them."""
-    view = build_view(rows, history=history, dimensions=dimensions)
+    view = build_view(rows, history=history, dimensions=dimensions, skipped=skipped)
     if fmt == "terminal":
         return terminal(view, title, breakdowns)
     if fmt == "markdown":

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
 
 import yaml
@@ -28,6 +28,7 @@ from ._details import DETAILS_DIR, ITEMS_DIR, Detail, EvalItem, task_id
 from ._ranking import interval, latest_rows
 from ._render import render
 from ._row import ResultRow, card_features, dataclass_features
+from ._rowfile import DamagedRow, parse_row
 from ._text import safe_name
 
 RESULTS_DIR = "data/results"
@@ -267,20 +268,30 @@ def index_jsonl(rows: Iterable[ResultRow]) -> str:
 
 
 def read_index(text: str) -> dict[str, ResultRow]:
-    rows = (ResultRow.from_json(line) for line in text.splitlines() if line.strip())
-    return {r.submission_id: r for r in rows}
+    """The rows of `data/index.jsonl` by submission id. A damaged line is left out: the index is a cache of the
+    result files, so the row is read from its own file instead (where a damage is reported)."""
+    out: dict[str, ResultRow] = {}
+    for line in text.splitlines():
+        if line.strip():
+            try:
+                r = parse_row(line, INDEX_PATH)
+            except DamagedRow:
+                continue
+            out[r.submission_id] = r
+    return out
 
 
 def site_files(rows: Iterable[ResultRow], repo_id: str | None = None, endpoint: str | None = None,
-               files: Collection[str] = ()) -> dict[str, bytes]:
+               files: Collection[str] = (), skipped: Sequence[str] = ()) -> dict[str, bytes]:
     """Every derived file of a leaderboard repo, keyed by path in the repo. `files` are the repo's details and
-    item files (after the commit these views go into): the card and eval.yaml declare only what exists."""
+    item files (after the commit these views go into): the card and eval.yaml declare only what exists. `skipped`:
+    one line per damaged result file left out (the views name them)."""
     rows = list(rows)
     out = {
         "README.md": dataset_card(rows, repo_id, files),
         "LICENSE.md": "# License\n\n" + LICENSE_NOTE + "\n",
-        "leaderboard.md": render(rows, "markdown"),
-        "leaderboard.html": render(rows, "html"),
+        "leaderboard.md": render(rows, "markdown", skipped=skipped),
+        "leaderboard.html": render(rows, "html", skipped=skipped),
         "eval.yaml": eval_yaml(rows, files),
         INDEX_PATH: index_jsonl(rows),
     }

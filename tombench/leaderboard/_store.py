@@ -28,6 +28,7 @@ from ._details import (
 )
 from ._from_log import LogError, RowOverrides, row_from_log
 from ._row import ResultRow
+from ._rowfile import DamagedRow, RowSet, parse_row
 from ._site import (
     LOGS_DIR,
     RESULTS_DIR,
@@ -112,18 +113,33 @@ class LocalStore:
         return found | set(self.item_files())
 
     def rows(self) -> list[ResultRow]:
+        """Every readable row here (a damaged file is left out: `load` says which)."""
+        return self.load().rows
+
+    def load(self) -> RowSet:
+        """Every row here, and one line per result file that is not a row (truncated, binary, another shape):
+        the file is left as it is, never rewritten, and the other rows are read."""
         folder = self.root / RESULTS_DIR
+        found = RowSet()
         if not folder.is_dir():
-            return []
-        return [ResultRow.from_json(p.read_text(encoding="utf-8")) for p in sorted(folder.glob("*.json"))]
+            return found
+        for p in sorted(folder.glob("*.json")):
+            try:
+                found.rows.append(parse_row(p.read_bytes(), f"{RESULTS_DIR}/{p.name}"))
+            except DamagedRow as e:
+                found.skipped.append(str(e))
+            except OSError as e:  # a folder named *.json, a file without read permission
+                found.skipped.append(str(DamagedRow(f"{RESULTS_DIR}/{p.name}", f"unreadable ({e.strerror})")))
+        return found
 
     def log_path(self, row: ResultRow) -> Path | None:
         path = self.local(row.log_file) if row.log_file else None
         return path if path is not None and path.exists() else None
 
     def write_site(self, repo_id: str | None = None) -> None:
-        """Regenerate the card and views from every row here."""
-        for rel, content in site_files(self.rows(), repo_id, files=self.data_files()).items():
+        """Regenerate the card and views from every readable row here (the views name the damaged files)."""
+        found = self.load()
+        for rel, content in site_files(found.rows, repo_id, files=self.data_files(), skipped=found.skipped).items():
             path = self.root / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(content)

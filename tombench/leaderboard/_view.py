@@ -28,6 +28,7 @@ class Entry:
     shared: bool
     cells: dict[str, Cell]
     vs_next: Paired | None = None  # paired test against the next entry of the board, when they share items
+    shown: Shown | None = None  # the headline interval the "95% CI" cell prints (and the charts draw)
 
 
 @dataclass(frozen=True)
@@ -47,6 +48,7 @@ class Board:
 @dataclass(frozen=True)
 class View:
     boards: list[Board] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)  # one line per damaged row file left out (made inert)
 
 
 def _dim_key(dimension: str) -> tuple[int, str]:
@@ -85,7 +87,7 @@ def _entries(rows: Sequence[ResultRow], shown: Sequence[Shown | None], ranks: Se
         cells = row_cells(r, shown[i], k, shared, breakdown_cols, config_keys)
         cells["vs_next"] = vs_cell(tests.get((i, i + 1)), nxt)
         t = tests.get((i, i + 1))
-        entries.append(Entry(r, k, shared, cells, t.paired if t is not None else None))
+        entries.append(Entry(r, k, shared, cells, t.paired if t is not None else None, shown[i]))
     return entries
 
 
@@ -110,11 +112,12 @@ def _ranked(rows: list[ResultRow]) -> tuple[list[ResultRow], list[Shown | None],
 
 
 def build_view(rows: Iterable[ResultRow], *, history: bool = False,
-               dimensions: Sequence[str] | None = None) -> View:
+               dimensions: Sequence[str] | None = None, skipped: Sequence[str] = ()) -> View:
     """Group rows into one ranked board per (benchmark, task, task version), newest per configuration.
 
     `history=True` ranks every submission, not only the newest per configuration. `dimensions` restricts the
-    breakdown columns (default: every dimension any row reports).
+    breakdown columns (default: every dimension any row reports). `skipped`: the damaged row files left out, shown
+    by every page.
     """
     rows = list(rows)
     kept, older = (list({r.submission_id: r for r in rows}.values()), []) if history else latest_rows(rows)
@@ -129,7 +132,7 @@ def build_view(rows: Iterable[ResultRow], *, history: bool = False,
         boards.append(Board(inert(bench), inert(task), inert(version), _columns(task_rows, bcols),
                             _entries(task_rows, shown_of, ranks, bcols, tests), hidden, _pair_cells(task_rows, tests),
                             len(tests) // 2))
-    return View(boards)
+    return View(boards, [inert(line) for line in skipped])
 
 
 def board_legend(b: Board) -> list[str]:
@@ -146,6 +149,6 @@ def board_legend(b: Board) -> list[str]:
         "vs next: difference in points against the next row and the p of their own test; * p < 0.05. Paired where both "
         "rows answered the same items (exact McNemar; a sign-flip test over stories when questions share stories); "
         "(u): different items, unpaired test from the two intervals.",
-        "Open / Size (Markdown and HTML): open weights and billions of parameters (blank: not known). Config: the "
-        "settings that differ between rows.",
+        "Open / Size (Markdown and HTML): open weights and billions of parameters (blank: not known, or a baseline "
+        "without weights). Config: the settings that differ between rows.",
     ]

@@ -4,8 +4,8 @@
 requirements.txt, a three-line app.py, and a copy of the tombench source so the Space builds whether or not the
 package index has this release) whose app imports this module, so the Space ranks with the same code as
 `tombench leaderboard show`: `space_tables` lays out `build_view`'s boards (the same ranks, intervals and "vs next"
-cells) and adds what a browser can do and a terminal cannot: a drawn interval, a link to the model's Hub page and a
-cross-task table (one row per model, one column per task, as `tombench report suites` prints for logs).
+cells) and adds what a browser can do and a terminal cannot: a drawn interval, each task's chart (`charts.py`, the
+figure the HTML page draws, in a `gr.Plot`), a link to the model's Hub page and a cross-task table (one row per model, one column per task, as `tombench report suites` prints for logs).
 `build_app` wraps the tables in Gradio (imported only there: gradio is the optional `space` extra).
 """
 
@@ -23,9 +23,11 @@ from pathlib import Path
 from ._markdown import md_text
 from ._ranking import interval
 from ._row import ResultRow
+from ._rowfile import RowSet
 from ._site import hub_model_id
 from ._text import clip, inert
 from ._view import Board, Entry, board_legend, build_view
+from .charts import board_figure
 
 #: The Gradio release the generated Space runs on (`sdk_version`) and that tests/leaderboard/test_space.py uses.
 GRADIO_VERSION = "6.31.0"
@@ -91,6 +93,7 @@ class Table:
     shown: list[str]
     html: set[str] = field(default_factory=set)  # columns whose cells are HTML (the escaped model links)
     caption: str = ""
+    figure: dict | None = None  # a task tab's chart (`charts.board_figure`: the numbers of its table, drawn)
 
     def select(self, columns: Sequence[str]) -> tuple[list[str], list[list[str]]]:
         """The table cut to `columns` (kept in the board's order; Rank and Model always stay)."""
@@ -164,7 +167,8 @@ def _task_table(b: Board, facts: dict[str, ModelFacts], repo: str | None) -> Tab
     for e in b.entries:
         rows.append([*_task_cells(b, e), *facts.get(e.row.model, ModelFacts()).cells(), details_link(e.row, repo)])
     shown = [h for h in headers if h in DEFAULT_COLUMNS]
-    return Table(task_label(b), headers, rows, shown, {"Model", DETAILS_HEADER}, md_text(" ".join(board_legend(b))))
+    return Table(task_label(b), headers, rows, shown, {"Model", DETAILS_HEADER}, md_text(" ".join(board_legend(b))),
+                 board_figure(b))
 
 
 def _task_cells(b: Board, e: Entry) -> list[str]:
@@ -214,16 +218,18 @@ def space_tables(rows: Sequence[ResultRow], facts: dict[str, ModelFacts] | None 
     return [cross_task_table(boards, facts), *(_task_table(b, facts or {}, repo) for b in boards)]
 
 
-def load_rows(repo: str, timeout: float = 30.0) -> list[ResultRow]:
-    """The rows of the results dataset `repo` from the Hub (or of the local copy `$TOMBENCH_SPACE_LOCAL_DIR`)."""
+def load_rows(repo: str, timeout: float = 30.0) -> RowSet:
+    """The rows of the results dataset `repo` from the Hub (or of the local copy `$TOMBENCH_SPACE_LOCAL_DIR`),
+    with one line per damaged row file left out."""
     local = os.environ.get(LOCAL_DIR_ENV)
     if local:
         from ._store import LocalStore
 
-        return LocalStore(Path(local)).rows()
-    from ._publish import fetch_rows
+        return LocalStore(Path(local)).load()
+    from ._publish import fetch_board
 
-    return fetch_rows(repo, timeout=timeout)
+    board = fetch_board(repo, timeout=timeout)
+    return RowSet(board.rows, board.skipped)
 
 
 class LiveBoard:
@@ -241,6 +247,7 @@ class LiveBoard:
         self.tables: dict[str, Table] = {}
         self.order: list[str] = []
         self.problem = ""
+        self.skipped: list[str] = []  # damaged row files of the last read
         self.read_at = -math.inf
         self.refresh(force=True)
 
@@ -252,10 +259,11 @@ class LiveBoard:
             return self.tables
         self.read_at = time.monotonic()
         try:
-            rows = load_rows(self.repo) if self.fixed is None else self.fixed
+            found = load_rows(self.repo) if self.fixed is None else RowSet(list(self.fixed))
         except HubError as e:  # the Space still starts (or keeps its last tables) and says why
             self.problem = f"**Could not read the results:** {md_text(str(e))}"
             return self.tables
+        rows, self.skipped = found.rows, found.skipped
         new_models = sorted({r.model for r in rows} - set(self.facts))
         if self.read_facts is not None and new_models:  # each model asked once per start: facts rarely change
             found = self.read_facts(new_models)
@@ -267,8 +275,11 @@ class LiveBoard:
         return self.tables
 
     def status(self) -> str:
+        """When the results were read, or why they could not be; then one line per damaged row file left out
+        (escaped: a file name is data)."""
         when = time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime())
-        return self.problem or f"Read {when}; {len(self.order) - 1} task(s)."
+        text = self.problem or f"Read {when}; {len(self.order) - 1} task(s)."
+        return "\n".join([text, *(f"- {md_text(line)}" for line in self.skipped)])
 
 
 def about_text(repo: str) -> str:
@@ -325,31 +336,46 @@ def build_app(repo: str, rows: Sequence[ResultRow] | None = None, *, max_age: fl
                     blocks.append((title, *_table_block(gr, live, title)))
             with gr.Tab("About"):
                 gr.Markdown(about_text(repo))
-        choosers, frames = [c for _, c, _ in blocks], [f for _, _, f in blocks]
+        choosers, frames = [c for _, c, _, _ in blocks], [f for _, _, f, _ in blocks]
+        plots = [(title, p) for title, _, _, p in blocks if p is not None]
 
         def update(force: bool, *columns: list[str]):  # noqa: ANN202
             tables = live.refresh(force)
             out = [gr.Markdown(live.status())]
-            for (title, _, _), chosen in zip(blocks, columns, strict=True):
+            for (title, _, _, _), chosen in zip(blocks, columns, strict=True):
                 t = tables.get(title)
                 h, b = t.select(chosen) if t is not None else ([], [])
                 out.append(gr.Dataframe(value=b, headers=h, datatype=_types(t, h) if t is not None else "str"))
+            for title, _ in plots:  # the charts follow the tables they draw
+                t = tables.get(title)
+                out.append(gr.Plot(value=_figure(t)))
             return out
 
-        button.click(lambda *c: update(True, *c), choosers, [status, *frames])
-        demo.load(lambda *c: update(False, *c), choosers, [status, *frames])
-        gr.Timer(REFRESH_EVERY_S).tick(lambda *c: update(False, *c), choosers, [status, *frames])
+        outputs = [status, *frames, *(p for _, p in plots)]
+        button.click(lambda *c: update(True, *c), choosers, outputs)
+        demo.load(lambda *c: update(False, *c), choosers, outputs)
+        gr.Timer(REFRESH_EVERY_S).tick(lambda *c: update(False, *c), choosers, outputs)
     return demo
 
 
+def _figure(t: Table | None):  # noqa: ANN202 - a plotly Figure (plotly is imported only here)
+    """The Plotly figure of a task tab (None: no chart)."""
+    if t is None or t.figure is None:
+        return None
+    import plotly.graph_objects as go
+
+    return go.Figure(t.figure)
+
+
 def _table_block(gr, live: LiveBoard, title: str):  # noqa: ANN001, ANN202 - the gradio module and its blocks
-    """A table with its column chooser (a checkbox per column) and its legend; the chooser lays out the latest read
-    of the table. Returns (chooser, frame)."""
+    """A table with its column chooser (a checkbox per column), its chart (task tabs) and its legend; the chooser
+    lays out the latest read of the table. Returns (chooser, frame, plot or None)."""
     t = live.tables[title]
     chooser = gr.CheckboxGroup(t.headers, value=t.shown, label="Columns", elem_classes=["columns"])
     headers, body = t.select(t.shown)
     frame = gr.Dataframe(value=body, headers=headers, datatype=_types(t, headers), interactive=False,
                          wrap=False, elem_classes=["board"], show_search="filter")
+    plot = gr.Plot(value=_figure(t), show_label=False, elem_classes=["chart"]) if t.figure else None
     gr.Markdown(t.caption)
 
     def pick(columns: list[str]):  # noqa: ANN202
@@ -358,7 +384,7 @@ def _table_block(gr, live: LiveBoard, title: str):  # noqa: ANN001, ANN202 - the
         return gr.Dataframe(value=b, headers=h, datatype=_types(latest, h))
 
     chooser.change(pick, chooser, frame)
-    return chooser, frame
+    return chooser, frame, plot
 
 
 def _types(t: Table, headers: Sequence[str]) -> list[str]:
@@ -370,7 +396,7 @@ def _types(t: Table, headers: Sequence[str]) -> list[str]:
 COPY_MARKER = ".space-copy"
 #: What the Space needs when tombench is not on the package index, if the installed metadata cannot say.
 _FALLBACK_REQUIREMENTS = ("inspect-ai>=0.3.285", "datasets>=3.0", "huggingface-hub>=1.4", "rich>=13", "click>=8.1",
-                          "openai>=1.60", "anthropic>=0.50", "numpy>=1.24")
+                          "openai>=1.60", "anthropic>=0.50", "numpy>=1.24", "plotly>=6,<8")
 
 
 def runtime_requirements() -> list[str]:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +35,7 @@ from tombench.kit.logs import (
     read_log,
     read_sample_summaries,
     run_settings,
+    shaping_args,
     shard_groups,
     shard_of,
 )
@@ -69,6 +70,9 @@ class Run:
     logs: tuple[str, ...] = ()
     #: an incomplete sharded run: the shards it has ("shards 1/3, 3/3 only"); "" when complete or not sharded
     partial: str = ""
+    #: the -T arguments given on the command line that shape the numbers ("people=[2], moves=[2]"); for a reader,
+    #: not an identity (settings that differ are already in `variant`)
+    args: str = field(default="", compare=False)
 
     @property
     def short_tag(self) -> str:
@@ -152,6 +156,12 @@ class _Header:
     settings: dict[str, Any]
     log: Any
 
+    @property
+    def args(self) -> str:
+        """The -T arguments passed that shape the numbers (a shard's part left out), as `k=v, ...`."""
+        passed = shaping_args(getattr(self.log.eval, "task_args_passed", None) or {})
+        return ", ".join(f"{k}={_short(v)}" for k, v in sorted(passed.items()) if k != "shard")
+
 
 def _sharded_runs(model: str, task: str, variant: str, peers: list[_Header], on_skip: OnSkip) -> dict[Path, Run]:
     """The runs of one configuration's shard logs (`kit.logs.shard_groups`): each log's run, and one line when a
@@ -166,7 +176,7 @@ def _sharded_runs(model: str, task: str, variant: str, peers: list[_Header], on_
         partial = "" if part.complete else \
             f"shard{'s' if len(hs) > 1 else ''} {', '.join(f'{k}/{part.shards}' for k in sorted(part.parts))} only"
         run = Run(model, task, variant, r + 1, len(sets), min(h.created for h in hs), str(hs[0].path),
-                  tuple(str(h.path) for h in hs), partial)
+                  tuple(str(h.path) for h in hs), partial, hs[0].args)
         runs.update({h.path: run for h in hs})
     return runs
 
@@ -188,7 +198,8 @@ def _number(headers: list[_Header], on_skip: OnSkip = lambda line: None) -> dict
             if shard_of(h.log) is not None:
                 runs.update(_sharded_runs(model, task, variants[i], [hs[j] for j in peers], on_skip))
                 continue
-            runs[h.path] = Run(model, task, variants[i], peers.index(i) + 1, len(peers), h.created, str(h.path))
+            runs[h.path] = Run(model, task, variants[i], peers.index(i) + 1, len(peers), h.created, str(h.path),
+                               args=h.args)
     return runs
 
 

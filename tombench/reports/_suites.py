@@ -27,7 +27,8 @@ from tombench.kit.suites import suite_label, suites
 from tombench.reports._load import OnSkip, Progress, Run, load_runs, no_progress
 from tombench.reports._tables import ReportTable
 
-__all__ = ["SuiteResult", "load_suite_results", "suite_groups_tables", "suites_table"]
+__all__ = ["GroupCell", "SuiteResult", "chance_levels", "group_text", "headline_text", "load_suite_results",
+           "suite_columns", "suite_groups_tables", "suites_table"]
 
 _METRIC_LABELS = {"accuracy": "acc", "macro_f1": "macro-F1", "all_star": "All*", "all": "All", "avg": "AVG"}
 
@@ -142,7 +143,7 @@ def _fmt(value: float, lo: float, hi: float, headline: str) -> str:
     return f"{100 * value:.1f} [{100 * lo:.1f}, {100 * hi:.1f}]"
 
 
-def _cell(r: SuiteResult) -> str:
+def headline_text(r: SuiteResult) -> str:
     """The headline with its interval, and its parts as the paper reports them ("(zh 75.3, en 74.0)")."""
     text = _fmt(r.value, r.ci_low, r.ci_high, r.headline)
     if r.parts:
@@ -162,26 +163,39 @@ def _column_title(suite: str, headline: str) -> str:
     return f"{suite_label(suite)} ({_METRIC_LABELS.get(headline, headline)})"
 
 
-def _chance_row(results: list[SuiteResult], names: list[str]) -> list[str] | None:
+def suite_columns(results: list[SuiteResult]) -> list[tuple[str, str]]:
+    """The suites of the cross-suite table in its column order, each with its column's title ("ToMi (acc)")."""
+    return [(s, _column_title(s, next(r.headline for r in results if r.suite == s))) for s in _suites(results)]
+
+
+def chance_levels(results: list[SuiteResult]) -> dict[str, float]:
     """Each suite's chance level of its headline, where its results agree on one (`_headline_chance`: a chance
-    macro-F1 or All* is not a level the task records); None when no suite has one."""
-    row = ["chance"]
-    for s in names:
+    macro-F1 or All* is not a level the task records)."""
+    out = {}
+    for s in _suites(results):
         levels = {r.chance for r in results if r.suite == s and r.chance is not None}
-        row.append(f"{100 * levels.pop():.1f}" if len(levels) == 1 else "–")
+        if len(levels) == 1:
+            out[s] = levels.pop()
+    return out
+
+
+def _chance_row(results: list[SuiteResult], names: list[str]) -> list[str] | None:
+    """The table's chance row (`chance_levels`, in percent); None when no suite has one."""
+    levels = chance_levels(results)
+    row = ["chance"] + [f"{100 * levels[s]:.1f}" if s in levels else "–" for s in names]
     return row if any(c != "–" for c in row[1:]) else None
 
 
 def suites_table(results: list[SuiteResult]) -> ReportTable:
     """Models x suites: each cell the suite's headline with its 95% interval (percent, macro-F1 as a fraction)."""
-    names = _suites(results)
-    headline = {s: next(r.headline for r in results if r.suite == s) for s in names}
-    columns = ["model"] + [_column_title(s, headline[s]) for s in names]
+    cols = suite_columns(results)
+    names = [s for s, _ in cols]
+    columns = ["model"] + [title for _, title in cols]
     by = {(r.row, r.suite): r for r in results}
     rows = []
     for label in sorted({r.row for r in results}):
         cells = [by.get((label, s)) for s in names]
-        rows.append([label] + ["–" if r is None else _cell(r) for r in cells])
+        rows.append([label] + ["–" if r is None else headline_text(r) for r in cells])
     if (chance := _chance_row(results, names)) is not None:
         rows.append(chance)
     return ReportTable("Established ToM suites: headline per suite, 95% intervals (ExploreToM Table 3 shape)",
@@ -193,7 +207,8 @@ def _legend(results: list[SuiteResult]) -> list[str]:
     return [f"{r.row}: {Path(r.log).name}" for r in results if r.row != r.model]
 
 
-def _group_text(cell: GroupCell | None) -> str:
+def group_text(cell: GroupCell | None) -> str:
+    """A group's cell as the suite's own table prints it (percent, Wilson interval, n)."""
     return "–" if cell is None else f"{_fmt(cell.value, cell.ci_low, cell.ci_high, 'accuracy')} n={cell.n}"
 
 
@@ -203,7 +218,7 @@ def _groups_table(suite: str, results: list[SuiteResult]) -> ReportTable:
     rows = []
     for r in results:
         cells = {(g.dimension, g.group): g for g in r.groups}
-        rows.append([r.row] + [_group_text(cells.get(key)) for key in keys])
+        rows.append([r.row] + [group_text(cells.get(key)) for key in keys])
     return ReportTable(f"{suite_label(suite)}: accuracy per group (95% Wilson intervals)",
                        ["model"] + [f"{d}={g}" for d, g in keys], rows)
 

@@ -33,8 +33,9 @@ from typing import Any
 from tombench.kit.intervals import clustered_interval
 from tombench.reports._load import Run, SampleRecord
 
-__all__ = ["Cell", "ReportTable", "exploretom_records", "per_action_set_table", "interesting_table",
-           "by_people_and_moves", "transfer_matrix"]
+__all__ = ["Cell", "Grid", "ReportTable", "action_set_grid", "by_order_table", "by_people_and_moves",
+           "exploretom_records", "interesting_grid", "interesting_table", "order_grid", "people_moves_grids",
+           "per_action_set_table", "run_keys", "transfer_grid", "transfer_matrix"]
 
 
 @dataclass(frozen=True)
@@ -144,81 +145,167 @@ def _first_order(recs: Sequence[SampleRecord]) -> list[SampleRecord]:
     return [r for r in exploretom_records(recs) if r.order == 1]
 
 
+@dataclass(frozen=True)
+class Grid:
+    """The numbers behind one table (and one figure of the HTML report): a cell per row, panel and run.
+
+    `rows` are the row labels in table order (a tuple: Table 6 has two label columns), `panels` the sub-columns each
+    run has ("plain", "asym." in Table 1; one unnamed panel elsewhere). A missing cell is a combination no
+    question of the run has. The text tables and the HTML figures both read a `Grid`, so their numbers are equal by
+    construction."""
+
+    rows: list[tuple[str, ...]]
+    panels: list[str]
+    runs: list[Run]
+    cells: dict[tuple[tuple[str, ...], str, Run], Cell]
+    #: the row labels' column headers
+    labels: list[str] = field(default_factory=list)
+
+    def get(self, row: tuple[str, ...], panel: str, run: Run) -> Cell | None:
+        return self.cells.get((row, panel, run))
+
+
+def run_keys(recs: Sequence[SampleRecord]) -> dict[Run, str]:
+    """Each ExploreToM run's short key (A, B, ...), as every table of one report heads its columns."""
+    return _keys(recs)
+
+
+def _grid(rows: list[tuple[str, ...]], panels: list[str], runs: list[Run],
+          select: Callable[[tuple[str, ...], str, Run], Sequence[SampleRecord]], labels: list[str]) -> Grid:
+    cells = {(row, p, c): cell for row in rows for p in panels for c in runs if (cell := _cell(select(row, p, c)))}
+    return Grid(rows, panels, runs, cells, labels)
+
+
+OVERALL = "overall"
+
+
+def action_set_grid(recs: Sequence[SampleRecord]) -> Grid:
+    """Table 1's numbers: first-order accuracy per action set (and overall) x plain / asymmetric x run."""
+    fo = _first_order(recs)
+    g = _group(fo, lambda r: (r.column, r.action_set, bool(r.asymmetric)))
+    sets = _action_sets(fo)
+    rows = [(s,) for s in sets] + ([(OVERALL,)] if sets else [])
+
+    def select(row: tuple[str, ...], panel: str, c: Run) -> Sequence[SampleRecord]:
+        a = panel == "asym."
+        if row == (OVERALL,):
+            return [r for r in fo if r.column == c and bool(r.asymmetric) == a]
+        return g.get((c, row[0], a), [])
+
+    return _grid(rows, ["plain", "asym."], _columns(fo), select, ["action set"])
+
+
 def per_action_set_table(recs: Sequence[SampleRecord]) -> ReportTable:
     """Paper Table 1: first-order accuracy per action set, plain and +asymmetric, a column pair per run."""
-    fo = _first_order(recs)
-    cols, keys = _columns(fo), _keys(recs)
-    g = _group(fo, lambda r: (r.column, r.action_set, bool(r.asymmetric)))
-    header = ["action set"] + [f"{keys[c]} {v}" for c in cols for v in ("plain", "asym.")]
-    rows = [[s] + [_fmt(_cell(g.get((c, s, a), []))) for c in cols for a in (False, True)]
-            for s in _action_sets(fo)]
-    if rows:
-        rows.append(["overall"] + [_fmt(_cell([r for r in fo if r.column == c and bool(r.asymmetric) == a]))
-                                   for c in cols for a in (False, True)])
+    grid, keys = action_set_grid(recs), _keys(recs)
+    header = ["action set"] + [f"{keys[c]} {v}" for c in grid.runs for v in grid.panels]
+    rows = [[*row] + [_fmt(grid.get(row, p, c)) for c in grid.runs for p in grid.panels] for row in grid.rows]
     return ReportTable("Table 1: first-order accuracy per action set, plain and asymmetric (95% interval clustered by story, "
-                       "n questions)", header, rows, _legend(keys, cols))
+                       "n questions)", header, rows, _legend(keys, grid.runs))
 
 
-def _interesting_cells(sel: Sequence[SampleRecord]) -> list[str]:
-    """Accuracy on the interesting questions, on the others, and the share that is interesting."""
-    inter = [r for r in sel if r.interesting]
-    share = f"{len(inter) / len(sel):.0%}" if sel else "–"
-    return [_fmt(_cell(inter)), _fmt(_cell([r for r in sel if not r.interesting])), share]
+INTERESTING, UNINTERESTING = "int.", "¬int."
+TOTAL = ("total", "—")
 
 
-def _interesting_row(label: list[str], selections: Sequence[Sequence[SampleRecord]]) -> list[str]:
-    """A Table 6 row: its label, then the interesting-question cells of each column's selection."""
-    return label + [x for sel in selections for x in _interesting_cells(sel)]
-
-
-def _interesting_by_action_set(fo: Sequence[SampleRecord], cols: list[Column]) -> list[list[str]]:
-    """Table 6's body: a row per action set x asymmetry, only where some column has questions of it."""
+def _interesting_rows(fo: Sequence[SampleRecord], cols: list[Column]) -> dict[tuple[str, ...], dict[Column, list]]:
+    """Table 6's rows (action set x asymmetry, only where some run has questions of it; then the total), each with
+    the first-order questions of every run."""
     g = _group(fo, lambda r: (r.column, r.action_set, bool(r.asymmetric)))
-    rows = []
+    rows: dict[tuple[str, ...], dict[Column, list]] = {}
     for s in _action_sets(fo):
         for a in (False, True):
             if any(g.get((c, s, a)) for c in cols):
-                rows.append(_interesting_row([s, "✓" if a else "✗"], [g.get((c, s, a), []) for c in cols]))
+                rows[(s, "✓" if a else "✗")] = {c: g.get((c, s, a), []) for c in cols}
+    if rows:
+        rows[TOTAL] = {c: [r for r in fo if r.column == c] for c in cols}
     return rows
+
+
+def interesting_grid(recs: Sequence[SampleRecord]) -> tuple[Grid, dict[tuple[tuple[str, ...], Run], str]]:
+    """Table 6's numbers: first-order accuracy on interesting and on uninteresting questions per action set x
+    asymmetry (and in total) x run, with the share of each row's questions that is interesting."""
+    fo = [r for r in _first_order(recs) if r.interesting is not None]
+    cols = _columns(fo)
+    rows = _interesting_rows(fo, cols)
+
+    def select(row: tuple[str, ...], panel: str, c: Run) -> Sequence[SampleRecord]:
+        return [r for r in rows[row][c] if bool(r.interesting) == (panel == INTERESTING)]
+
+    shares = {(row, c): f"{sum(1 for r in sel if r.interesting) / len(sel):.0%}" if sel else "–"
+              for row, by_col in rows.items() for c, sel in by_col.items()}
+    return _grid(list(rows), [INTERESTING, UNINTERESTING], cols, select, ["action set", "asym."]), shares
 
 
 def interesting_table(recs: Sequence[SampleRecord]) -> ReportTable:
     """Paper Table 6: per action set x asymmetry, first-order accuracy on interesting and uninteresting questions."""
-    fo = [r for r in _first_order(recs) if r.interesting is not None]
-    cols, keys = _columns(fo), _keys(recs)
-    header = ["action set", "asym."] + [f"{keys[c]} {v}" for c in cols for v in ("int.", "¬int.", "% int.")]
-    rows = _interesting_by_action_set(fo, cols)
-    if rows:
-        rows.append(_interesting_row(["total", "—"], [[r for r in fo if r.column == c] for c in cols]))
+    (grid, shares), keys = interesting_grid(recs), _keys(recs)
+    header = ["action set", "asym."] + [f"{keys[c]} {v}" for c in grid.runs for v in (*grid.panels, "% int.")]
+    rows = [[*row] + [x for c in grid.runs for x in (*(_fmt(grid.get(row, p, c)) for p in grid.panels),
+                                                      shares[(row, c)])] for row in grid.rows]
     legend = ["int. = accuracy on interesting questions, ¬int. = on the others, % int. = share interesting",
-              *_legend(keys, cols)]
+              *_legend(keys, grid.runs)]
     return ReportTable("Table 6: first-order accuracy on interesting vs uninteresting questions", header, rows, legend)
+
+
+def order_grid(recs: Sequence[SampleRecord]) -> Grid:
+    """Accuracy per ToM order (0: where things are, 1: first-order beliefs, 2: second-order) x run, every
+    ExploreToM question."""
+    et = [r for r in exploretom_records(recs) if r.order is not None]
+    g = _group(et, lambda r: (r.column, r.order))
+    orders = sorted({r.order for r in et})  # type: ignore[type-var]
+    return _grid([(str(o),) for o in orders], [""], _columns(et), lambda row, p, c: g.get((c, int(row[0])), []),
+                 ["order"])
+
+
+def by_order_table(recs: Sequence[SampleRecord]) -> ReportTable:
+    """Accuracy per ToM order, one column per run (orders 0-2: state tracking, first- and second-order beliefs)."""
+    grid, keys = order_grid(recs), _keys(recs)
+    rows = [[*row] + [_fmt(grid.get(row, "", c)) for c in grid.runs] for row in grid.rows]
+    return ReportTable("Accuracy by ToM order (0 = where things are, 1 = first-order belief, 2 = second-order), every "
+                       "ExploreToM question", ["order"] + [keys[c] for c in grid.runs], rows, _legend(keys, grid.runs))
+
+
+def people_moves_grids(recs: Sequence[SampleRecord]) -> list[Grid]:
+    """Figure 3's numbers: first-order accuracy by people (rows) x moves (panels), one grid per run."""
+    fo = [r for r in _first_order(recs) if r.people is not None and r.moves is not None]
+    out = []
+    for c in _columns(fo):
+        mine = [r for r in fo if r.column == c]
+        g = _group(mine, lambda r: (str(r.people), str(r.moves)))
+        people = [(str(p),) for p in sorted({r.people for r in mine})]  # type: ignore[type-var]
+        moves = [str(m) for m in sorted({r.moves for r in mine})]  # type: ignore[type-var]
+        out.append(_grid(people, moves, [c], lambda row, mv, _c, g=g: g.get((row[0], mv), []), ["people"]))
+    return out
 
 
 def by_people_and_moves(recs: Sequence[SampleRecord]) -> list[ReportTable]:
     """Figure 3 as tables: first-order accuracy by people (rows) and moves (columns), one table per run."""
-    fo = [r for r in _first_order(recs) if r.people is not None and r.moves is not None]
     keys = _keys(recs)
     out = []
-    for c in _columns(fo):
-        mine = [r for r in fo if r.column == c]
-        people = sorted({r.people for r in mine})  # type: ignore[type-var]
-        moves = sorted({r.moves for r in mine})  # type: ignore[type-var]
-        g = _group(mine, lambda r: (r.people, r.moves))
-        rows = [[str(p)] + [_fmt(_cell(g.get((p, mv), []))) for mv in moves] for p in people]
+    for grid in people_moves_grids(recs):
+        (c,) = grid.runs
+        rows = [[*row] + [_fmt(grid.get(row, mv, c)) for mv in grid.panels] for row in grid.rows]
         out.append(ReportTable(f"First-order accuracy by people and moves: {keys[c]}",
-                               ["people \\ moves"] + [str(x) for x in moves], rows, _legend(keys, [c])))
+                               ["people \\ moves", *grid.panels], rows, _legend(keys, [c])))
     return out
+
+
+def transfer_grid(recs: Sequence[SampleRecord]) -> Grid:
+    """Table 2's numbers: belief-question accuracy per (model the stories were found against / search method) x
+    the run that answered them."""
+    with_gen = [r for r in exploretom_records(recs) if r.generator_model and r.order in (1, 2)]
+    rows = [(f"{gen} / {method}",) for gen, method in
+            sorted({(r.generator_model or "", r.search_method or "?") for r in with_gen})]
+    g = _group(with_gen, lambda r: (f"{r.generator_model} / {r.search_method or '?'}", r.column))
+    return _grid(rows, [""], _columns(with_gen), lambda row, p, c: g.get((row[0], c), []),
+                 ["generator / method \\ evaluator"])
 
 
 def transfer_matrix(recs: Sequence[SampleRecord]) -> ReportTable:
     """Paper Table 2: rows = the model stories were found against and the search method, columns = who answers."""
-    with_gen = [r for r in exploretom_records(recs) if r.generator_model and r.order in (1, 2)]
-    rows_k = sorted({(r.generator_model or "", r.search_method or "?") for r in with_gen})
-    cols, keys = _columns(with_gen), _keys(recs)
-    g = _group(with_gen, lambda r: (r.generator_model, r.search_method or "?", r.column))
-    rows = [[f"{gen} / {method}"] + [_fmt(_cell(g.get((gen, method, c), []))) for c in cols]
-            for gen, method in rows_k]
+    grid, keys = transfer_grid(recs), _keys(recs)
+    rows = [[*row] + [_fmt(grid.get(row, "", c)) for c in grid.runs] for row in grid.rows]
     return ReportTable("Transfer: belief-question (orders 1-2) accuracy on stories found against (rows: model / "
                        "search method), answered by (columns)", ["generator / method \\ evaluator"]
-                       + [keys[c] for c in cols], rows, _legend(keys, cols))
+                       + [keys[c] for c in grid.runs], rows, _legend(keys, grid.runs))

@@ -196,23 +196,28 @@ async def _ask_ahead(questions: Sequence[Sample], model: Any, pool: Any, epoch: 
 
     The prompts are the question samples' exactly, with the decoding parameters they will be asked with (the task's
     config as the eval overrides it: the workers' copy of the model has that config), so the cache keys are theirs
-    (`epoch` the sample's). Their tokens are the search sample's (a cache read adds none). None where the
-    parameters are not all known (nothing would be read back) or the model stays in this process; a failure is
-    noted, not raised: the question samples then ask themselves, with Inspect's retries."""
+    (`epoch` the sample's). Their tokens are the search sample's (a cache read adds none), but not against its
+    token limit: in one process they are the question samples' calls, each under its own limit; with a cost limit
+    (which cannot be left aside so) nothing is asked ahead. None where the parameters are not all known (nothing
+    would be read back), the model stays in this process or the sample has a cost limit; a failure is noted, not
+    raised: the question samples then ask themselves, with Inspect's retries."""
+    from inspect_ai.util import sample_limits, suspend_token_limit
+
     from tombench.dsl.prompting import SYSTEM_PROMPT
     from tombench.generators.exploretom.search.pool import answer_prompts
     from tombench.tasks.exploretom.answerer import calls_summary, inspect_answerer
 
-    answer = inspect_answerer(model, cache=True, epoch=epoch)
+    answer = inspect_answerer(model, cache=True, epoch=epoch, sample_limits=False)
     target = answer.worker_target  # type: ignore[attr-defined]
     config = target.config if target is not None else {}
     decoding = {k: config.get(k) for k in ("temperature", "top_p", "max_tokens")}
-    if not questions or None in decoding.values():
+    if not questions or None in decoding.values() or sample_limits().cost.limit is not None:
         return None
     prompts = list(dict.fromkeys(Prompt(system=SYSTEM_PROMPT, user=str(q.input), **decoding) for q in questions))
     error = None
     try:
-        await pool.run(answer_prompts, (prompts,), answer)
+        with suspend_token_limit():
+            await pool.run(answer_prompts, (prompts,), answer)
     except Exception as e:  # noqa: BLE001 - the question samples make the calls themselves
         error = f"{type(e).__name__}: {e}"
     out = {"prompts": len(prompts), **calls_summary(answer.stats, "workers")}

@@ -61,6 +61,7 @@ class PromptCaller:
                 raise
             finally:
                 calls.seconds += time.monotonic() - start
+                calls.called()  # in a worker: its usage goes to the parent now (the sample's limits)
         calls.calls += 1
         return out.completion
 

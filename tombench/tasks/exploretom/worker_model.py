@@ -8,7 +8,10 @@ Inspect's response cache (on disk: a re-run or `inspect eval-retry` replays it f
 `--max-connections` as the total across all processes (`search.slots`).
 
 What a worker does not do: log a model event per call. The search sample records its calls as one summary instead
-(`answerer.calls_summary`) and its tokens are added to the sample's and the eval's usage as Inspect adds its own;
+(`answerer.calls_summary`) and its tokens are added to the sample's and the eval's usage as Inspect adds its own:
+with the job's result, or where the sample has a token or cost limit as each call completes (checked in the eval's
+process, and the job runs under the tokens the sample has left: `--token-limit` stops a search in workers as soon
+as it would in one process);
 `-T call_events=true` makes the calls in the main process again, every one a model event (for debugging).
 
 What Inspect does not let a worker do through its public API (setting the cache key's epoch, collecting a job's
@@ -34,12 +37,13 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from inspect_ai.model import CachePolicy, GenerateConfig, Model, get_model
+from inspect_ai.util import TokenLimit, token_limit
 
 from tombench.generators.exploretom.search.pool import JobCalls
 from tombench.kit import inspect_internals
 from tombench.tasks.exploretom.prompt_caller import PromptCaller
 
-__all__ = ["REMOTE_PROVIDERS", "InspectTarget", "WorkerModel", "worker_target"]
+__all__ = ["REMOTE_PROVIDERS", "CallLimits", "InspectTarget", "WorkerModel", "worker_target"]
 
 #: providers whose model is a client of a remote API: safe to build once per worker process
 REMOTE_PROVIDERS = frozenset({
@@ -50,6 +54,19 @@ REMOTE_PROVIDERS = frozenset({
 _CACHE_DIR = "INSPECT_CACHE_DIR"
 #: providers that start a server of their own unless one is named
 _SERVED = {"vllm": "VLLM_BASE_URL", "vllm-completions": "VLLM_BASE_URL", "sglang": "SGLANG_BASE_URL"}
+
+
+@dataclass(frozen=True)
+class CallLimits:
+    """What a sample's limits ask of a worker's job for it; picklable."""
+
+    #: send each call's usage to the eval's process as it completes, where the sample's token and cost limits are
+    #: checked (else it goes with the job's result: a message per call costs the eval's process ~0.1 ms)
+    live: bool = False
+    #: the sample's token limit as the search starts, (tokens left + 1, its metering type): the job runs under it,
+    #: so Inspect refuses the job's next call once the usage it sent has made the sample's own (strict) check
+    #: fail, without waiting for the message that cancels the job
+    tokens: tuple[int, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -70,15 +87,19 @@ class InspectTarget:
     #: this process's INSPECT_CACHE_DIR when the target was made: Inspect reads it at each call, and a pool's
     #: workers outlive an eval (a later eval of this process may name another folder)
     cache_dir: str | None = None
+    #: what the calling sample's limits ask of the worker's jobs (None: nothing, as outside a sample). Not in
+    #: `key`: the same caller serves every sample
+    limits: CallLimits | None = None
 
     def build(self, slots: AbstractAsyncContextManager[None]) -> WorkerModel:
         return WorkerModel(self, slots)
 
 
-def worker_target(model: Model, cache: bool | CachePolicy, epoch: int | None = None) -> InspectTarget | None:
-    """How a worker rebuilds `model` for calls made on behalf of the sample of epoch `epoch` (None: outside a sample),
-    or None where it must stay in this process (see the module's docstring), or Inspect's internals the workers need
-    are missing or changed (`kit.inspect_internals`)."""
+def worker_target(model: Model, cache: bool | CachePolicy, epoch: int | None = None,
+                  limits: CallLimits | None = None) -> InspectTarget | None:
+    """How a worker rebuilds `model` for calls made on behalf of the sample of epoch `epoch` (None: outside a sample)
+    under its `limits`, or None where it must stay in this process (see the module's docstring), or Inspect's
+    internals the workers need are missing or changed (`kit.inspect_internals`)."""
     provider = str(model).split("/", 1)[0]
     named_server = model.explicit_base_url or os.environ.get(_SERVED.get(provider, ""), "")
     if provider not in REMOTE_PROVIDERS and not (provider in _SERVED and named_server):
@@ -98,7 +119,7 @@ def worker_target(model: Model, cache: bool | CachePolicy, epoch: int | None = N
     base_url = model.api.base_url or named_server or None
     key = hashlib.sha256(f"{model}\0{base_url}\0{args}\0{cache!r}\0{connections}".encode()).hexdigest()[:16]
     return InspectTarget(str(model), base_url, dict(model.model_args), config, cache, connections,
-                         settings.api_key, key, epoch, os.environ.get(_CACHE_DIR))
+                         settings.api_key, key, epoch, os.environ.get(_CACHE_DIR), limits)
 
 
 class WorkerModel:
@@ -111,14 +132,22 @@ class WorkerModel:
         self.caller = PromptCaller(model, target.cache, _reentrant(slots))
 
     def begin(self, target: InspectTarget) -> JobCalls:
-        """In the job's task: its calls log no model events, their usage goes to this job's own record, and their
-        cache keys are the sample's (`target.epoch`), in the eval's cache folder."""
+        """In the job's task: its calls log no model events, their usage goes to this job's own record (`fresh`:
+        the worker sends it to the parent as the calls complete where the sample has a token or cost limit, checked
+        there, else with the result), and their cache keys are the sample's (`target.epoch`), in the eval's cache
+        folder."""
         if target.cache_dir is None:
             os.environ.pop(_CACHE_DIR, None)
         else:
             os.environ[_CACHE_DIR] = target.cache_dir
-        calls = JobCalls()
-        inspect_internals.begin_worker_job(target.epoch, calls.usage)  # Inspect adds each call's usage there
+        limits = target.limits or CallLimits()
+        calls = JobCalls(live=limits.live)
+        inspect_internals.begin_worker_job(target.epoch, calls.fresh)  # Inspect adds each call's usage there
+        if limits.tokens is not None:
+            tokens, metering = limits.tokens
+            # entered for the rest of the job's task (its context ends with it): Inspect's own checks before each
+            # call and on each call's usage then stop the job, as they stop a sample's calls in one process
+            token_limit(TokenLimit(tokens=tokens, type=metering)).__enter__()
         return calls
 
     async def __call__(self, prompts: list, calls: JobCalls) -> list[str]:

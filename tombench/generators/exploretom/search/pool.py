@@ -81,12 +81,41 @@ async def answer_prompts(answer: Answerer, emit: Callable[[Any], None], prompts:
 @dataclass
 class JobCalls:
     """What one job's model calls in a worker cost: calls answered, calls that failed for good, seconds spent in
-    calls (summed over concurrent ones) and the usage the caller recorded (its own keys, e.g. per model)."""
+    calls (summed over concurrent ones) and the usage the caller recorded (its own keys, e.g. per model).
+
+    Usage goes through `fresh`: the caller's record adds each call's usage there and calls `called()`; where the
+    parent must see it as each call completes (`live`: a sample's token and cost limits are checked on it) the
+    worker sends what is fresh once per turn of its event loop, else with the result (`take_fresh`: it then joins
+    `usage`)."""
 
     calls: int = 0
     errors: int = 0
     seconds: float = 0.0
     usage: dict[str, Any] = field(default_factory=dict)
+    #: usage recorded since the parent was last sent any (values that add with `+`)
+    fresh: dict[str, Any] = field(default_factory=dict)
+    #: send `fresh` as the calls complete (else with the result only)
+    live: bool = True
+    #: set by the worker: told after each call (never pickled: the parent gets the record without it)
+    on_call: Callable[[], None] | None = field(default=None, repr=False, compare=False)
+
+    def called(self) -> None:
+        """A call ended (its usage, if any, is in `fresh`)."""
+        if self.on_call is not None:
+            self.on_call()
+
+    def take_fresh(self) -> dict[str, Any]:
+        """The fresh usage, moved into `usage` (the job's total)."""
+        if not self.fresh:
+            return {}
+        out = dict(self.fresh)
+        self.fresh.clear()  # the same dict: whoever records into it keeps doing so
+        for key, value in out.items():
+            self.usage[key] = value if key not in self.usage else self.usage[key] + value
+        return out
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {**self.__dict__, "on_call": None}
 
 
 class WorkerCaller(Protocol):
@@ -199,9 +228,11 @@ class SearchPool:
 
         With a `worker_target` on `answer`, the worker answers the job's prompts with its own caller, and the
         calls' summary goes to `answer.worker_calls(JobCalls)` (in this coroutine's context) when the job ends,
-        however it ends. Without one, the prompts are answered here by tasks started from this coroutine, so they
-        run in its context: Inspect records the model calls in the calling sample's transcript and counts them
-        against its limits, as in one process.
+        however it ends; their usage goes to `answer.worker_usage(usage)` as they complete, also here: what that
+        raises (a sample's limit, `LimitExceededError`) ends the run and cancels the job in the worker, as a limit
+        ends the calling sample's calls in one process. Without a target, the prompts are answered here by tasks
+        started from this coroutine, so they run in its context: Inspect records the model calls in the calling
+        sample's transcript and counts them against its limits, as in one process.
 
         A job that cannot be pickled fails here at once (the pickling error); one that cannot be loaded in the
         worker (its function not importable there) fails with the worker's error as soon as it arrives."""
@@ -233,6 +264,9 @@ class SearchPool:
                     else:
                         delivered.append(msg[2])
                         on_event(msg[2])
+                elif kind == "usage":  # calls completed in the worker: may raise the sample's limit here
+                    if hasattr(answer, "worker_usage"):
+                        answer.worker_usage(msg[2])
                 elif kind == "restart":  # its worker died: the job runs again in the new one
                     for t in asks:
                         t.cancel()
@@ -631,6 +665,8 @@ class _Worker:
         self.rids = itertools.count()
         self.callers: dict[str, WorkerCaller] = {}
         self.slots: dict[str, WorkerSlots] = {}
+        #: jobs whose calls recorded usage the parent has not been sent yet, sent at the next turn of the loop
+        self.unsent: dict[int, JobCalls] = {}
 
     async def serve(self) -> None:
         loop = asyncio.get_running_loop()
@@ -690,6 +726,8 @@ class _Worker:
             return ask, None
         caller = self.caller(target)
         calls = caller.begin(target)
+        if calls.live:
+            calls.on_call = lambda: self._usage_due(jid, calls)
 
         async def answer(prompts: list) -> list[str]:
             return await caller(prompts, calls)
@@ -710,13 +748,35 @@ class _Worker:
         try:
             answer, calls = self.answerer(jid, target)
             result = await job(answer, emit, *args)
+            self._send_usage(jid, calls)
             self.out.put(("done", jid, result, calls))
         except asyncio.CancelledError:
             return
         except BaseException as e:  # the job raised, or its result cannot be pickled
+            self._send_usage(jid, calls)
             self.out.put(_failure(jid, e, calls))
         finally:
             self.tasks.pop(jid, None)
+            self.unsent.pop(jid, None)
+
+    def _usage_due(self, jid: int, calls: JobCalls) -> None:
+        """A call of job `jid` ended: its usage goes to the parent at the next turn of the loop (the calls that end
+        in one turn share one message), so a sample's limit is checked as its calls complete, not when its job
+        ends."""
+        if not self.unsent:
+            asyncio.get_running_loop().call_soon(self._flush_usage)
+        self.unsent[jid] = calls
+
+    def _flush_usage(self) -> None:
+        unsent, self.unsent = self.unsent, {}
+        for jid, calls in unsent.items():
+            self._send_usage(jid, calls)
+
+    def _send_usage(self, jid: int, calls: JobCalls | None) -> None:
+        """Send job `jid`'s fresh usage, if any (before its result: the parent reads both in order)."""
+        fresh = calls.take_fresh() if calls is not None else None
+        if fresh:
+            self.out.put(("usage", jid, fresh))
 
 
 def _failure(jid: int, e: BaseException, calls: JobCalls | None, own: bool = False) -> tuple:
