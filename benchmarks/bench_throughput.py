@@ -321,7 +321,7 @@ def _live(method: str, model: str, args: argparse.Namespace) -> dict:
     from inspect_ai import eval as inspect_eval
 
     import tombench._registry  # noqa: F401
-    from tombench.generators.exploretom.search.pool import shared_pool
+    from tombench.generators.exploretom.search.pool import running_pool
     from tombench.generators.exploretom.search.registry import variants
     from tombench.tasks.exploretom.adversarial import exploretom_adversarial
 
@@ -339,8 +339,8 @@ def _live(method: str, model: str, args: argparse.Namespace) -> dict:
         (log,) = inspect_eval(task, model=model, log_dir=str(Path(tmp) / "logs"), display="none",
                               max_connections=args.max_connections or 64, log_realtime=not args.no_log_realtime)
         wall = time.perf_counter() - w0
-        if workers > 1:
-            shared_pool(workers).close()  # stopped at exit otherwise: joined here, their CPU is counted
+        pool = running_pool(workers)
+        assert pool is None, "the eval's end stops its search workers (tasks/exploretom/pool_lifetime.py)"
         m1, k1 = _cpu_split()
         calls = _served(url) - n0 if n0 >= 0 else _logged_calls(log)
         if log.status != "success":

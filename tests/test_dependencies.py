@@ -20,6 +20,7 @@ import ast
 import functools
 import re
 import sys
+import tomllib
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from importlib.metadata import packages_distributions
@@ -27,11 +28,6 @@ from pathlib import Path
 
 import pytest
 from packaging.requirements import Requirement
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10: pytest itself requires tomli there
-    import tomli as tomllib
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -4,7 +4,11 @@ Keep it light: it is imported by every `inspect` command. Heavy libraries (torch
 inside task functions, never here.
 """
 
-# ruff: noqa: F401
+# ruff: noqa: F401, E402
+from tombench._platform import require_posix
+
+require_posix()  # POSIX only: Inspect shows this one line when it loads tombench elsewhere
+
 from tombench.models.provider import tombench_baselines
 from tombench.tasks.bigtom import bigtom
 from tombench.tasks.exploretom import exploretom_adversarial, exploretom_random, exploretom_static, exploretom_transfer

@@ -15,6 +15,7 @@ import threading
 import click
 
 from tombench import __version__
+from tombench._platform import unsupported
 
 #: command name -> ("module:attribute" of a click command or group, one-line help shown by `tombench --help`)
 _COMMANDS: dict[str, tuple[str, str]] = {
@@ -105,10 +106,10 @@ class _LazyGroup(click.Group):
 
 #: signals that end a command the way Ctrl-C does: its clean-up runs (worker processes and servers it started are
 #: stopped, files closed), then it exits with 128 + the signal's number, as a shell expects
-_ENDING_SIGNALS = (signal.SIGTERM, signal.SIGHUP)
+_ENDING_SIGNALS = tuple(getattr(signal, name) for name in ("SIGTERM", "SIGHUP") if hasattr(signal, name))
 
 #: the signal a command sends itself to end from another thread (`stop_command`): only the main thread can unwind it
-_STOP_SIGNAL = signal.SIGUSR1
+_STOP_SIGNAL = getattr(signal, "SIGUSR1", None)  # None where no command runs (`_platform.unsupported`)
 
 #: (the one line to print, the exit code) once the command is being ended by a signal or `stop_command`: then,
 #: whatever the command raises or returns while it unwinds, it ends with these
@@ -152,7 +153,7 @@ def stop_command(reason: str) -> bool:
     """End the running command from any thread, as SIGTERM would (its clean-up runs), with `reason` as its one-line
     error and exit code 2; e.g. a server it depends on died, and the command would otherwise wait on it forever.
     False (nothing done) outside a command run by the `tombench` CLI."""
-    if signal.getsignal(_STOP_SIGNAL) is not _end_on_signal:
+    if _STOP_SIGNAL is None or signal.getsignal(_STOP_SIGNAL) is not _end_on_signal:
         return False
     _stop_requests.append(reason)
     signal.pthread_kill(threading.main_thread().ident, _STOP_SIGNAL)  # type: ignore[arg-type]
@@ -171,6 +172,9 @@ def _stopped() -> SystemExit:
 @click.pass_context
 def main(ctx: click.Context) -> None:
     """tombench: theory-of-mind benchmarks, adversarial story search and leaderboards."""
+    line = unsupported()
+    if line is not None:
+        raise UserError(line)
     _handle_ending_signals(ctx)
 
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import socket
+
+import pytest
 from click.testing import CliRunner
+from inspect_ai.model import ModelAPI, ModelOutput, modelapi
 
 from tombench.cli import main
 from tombench.generators.exploretom.search.runner import read_jsonl
@@ -65,3 +69,45 @@ def test_a_second_search_on_the_same_out_is_refused_in_one_line(tmp_path):
     assert not (out / "stories.jsonl").exists()
     r = CliRunner().invoke(main, [*ARGS, "--out", str(out)])  # once it is done, the folder is free again
     assert r.exit_code == 0, r.output
+
+
+class _RefusingAPI(ModelAPI):
+    """A provider whose every call raises ConnectionError, as a client does against a closed port."""
+
+    async def generate(self, input, tools, tool_choice, config) -> ModelOutput:  # noqa: A002 - Inspect's signature
+        raise ConnectionError("[Errno 111] Connection refused")
+
+
+@modelapi(name="refusing-test")
+def _refusing() -> type[ModelAPI]:
+    return _RefusingAPI
+
+
+@pytest.mark.timeout(60)
+def test_a_model_that_refuses_every_call_is_one_line(tmp_path):
+    """The calls of a batch run in a task group: the ConnectionError reaches the command inside an ExceptionGroup."""
+    args = [a if a != "tombench/recency" else "refusing-test/x" for a in ARGS]
+    r = CliRunner().invoke(main, [*args, "--workers", "1", "--max-retries", "1", "--out", str(tmp_path / "run")])
+    assert r.exit_code == 2, r.output
+    assert r.output.strip().splitlines()[-1] == ("error: cannot reach model refusing-test/x: ConnectionError: "
+                                                 "[Errno 111] Connection refused")
+    assert "Traceback" not in r.output
+
+
+def _closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]  # closed again when this returns: a connection to it is refused
+
+
+@pytest.mark.timeout(120)
+def test_a_closed_port_ends_the_search_in_one_line_within_its_timeout(tmp_path, monkeypatch):
+    """Against a server that is not there the client retries for as long as Inspect lets it: --timeout bounds it."""
+    monkeypatch.setenv("LOCAL_BASE_URL", f"http://127.0.0.1:{_closed_port()}/v1")
+    monkeypatch.setenv("LOCAL_API_KEY", "x")
+    args = [a if a != "tombench/recency" else "openai-api/local/nosuch" for a in ARGS]
+    r = CliRunner().invoke(main, [*args, "--workers", "1", "--timeout", "2", "--out", str(tmp_path / "run")])
+    assert r.exit_code == 2, r.output
+    assert r.output.strip().splitlines()[-1] == ("error: cannot reach model openai-api/local/nosuch: "
+                                                 "APIConnectionError: Connection error.")
+    assert "Traceback" not in r.output

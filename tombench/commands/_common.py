@@ -14,15 +14,17 @@ def resolve_model(
     *,
     max_connections: int | None = None,
     max_retries: int | None = None,
+    timeout: int | None = None,
     role: str | None = None,
     model_args: dict[str, Any] | None = None,
 ) -> Any:
-    """An Inspect `Model` for `name`; an unknown provider, missing key or missing package is one line for the user."""
+    """An Inspect `Model` for `name`; an unknown provider, missing key or missing package is one line for the user.
+    `max_connections`, `max_retries`, `timeout`: Inspect's `--max-connections`, `--max-retries`, `--timeout`."""
     from inspect_ai.model import GenerateConfig, get_model
 
     import tombench._registry  # noqa: F401  (the offline tombench/<name> models)
 
-    config = GenerateConfig(max_connections=max_connections, max_retries=max_retries)
+    config = GenerateConfig(max_connections=max_connections, max_retries=max_retries, timeout=timeout)
     try:
         return get_model(name, role=role, config=config, **(model_args or {}))
     except Exception as e:  # noqa: BLE001 - any provider error at construction is a user error here

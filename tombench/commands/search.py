@@ -96,6 +96,11 @@ class _MethodChoice(click.Choice):
 @click.option("--contexts", default="bank", show_default=True, help="'bank', 'default' or a contexts file.")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--max-connections", type=click.IntRange(1), default=None, help="Concurrent model calls, all worker processes together (Inspect's limit).")
+@click.option("--max-retries", type=click.IntRange(0), default=None,
+              help="Maximum number of times to retry a model call (Inspect's; default unlimited).")
+@click.option("--timeout", type=click.IntRange(1), default=None,
+              help="Model call timeout in seconds, retries included (Inspect's; default none): a model that cannot "
+                   "be reached ends the search within it.")
 @click.option("--shard", default=None, metavar="K/N",
               help="Search only shard K of N of the grid (every N-th setting from the K-th), e.g. on N machines; "
                    "the N outputs together are the unsharded run's (export-training reads them all). auto/N: K "
@@ -114,7 +119,7 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
            rooms: int | None, stories_per_setting: int, budget: int, budget_unit: str, budget_per_setting: int | None,
            method: str, mode: str, refine: float | None, prune: bool, scope: str, max_similarity: float | None,
            g_variant: str, k: int, check: str, contexts: str, seed: int, max_connections: int | None,
-           shard: str | None, parallel_settings: int | None, workers: str, no_cache: bool, out_dir: Path,
+           max_retries: int | None, timeout: int | None, shard: str | None, parallel_settings: int | None, workers: str, no_cache: bool, out_dir: Path,
            export_hf: Path | None) -> None:
     """Search adversarial stories against a model, for every setting of a grid."""
     from tombench.dsl import settings_grid
@@ -146,7 +151,8 @@ def search(model: str, model_args: tuple[str, ...], story_types: str, asymmetric
             max_similarity=max_similarity, g=g_variant, k=k, check=check, seed=seed, model=model, contexts_id=contexts)
     except ValueError as e:
         raise UserError(str(e)) from None
-    answer = _make_answerer(model, margs, max_connections, not no_cache)  # a model typo fails before --out is written
+    answer = _make_answerer(model, margs, not no_cache, max_connections=max_connections, max_retries=max_retries,
+                            timeout=timeout)  # a model typo fails before --out is written
     if export_hf is not None:
         writable_dir(export_hf, "--export-hf")  # fail before the search, not after it
     # one writer per --out: a second `tombench search` on the same folder would write every story twice
@@ -234,10 +240,11 @@ def _run_with_progress(console: Console, settings: list[Setting], ctxs: list[Con
             raise UserError(f"interrupted; run the same command again to resume from {out_dir}") from None
         except JobKilledWorker as e:  # one setting's search kills its worker: the others' are written
             raise UserError(str(e)) from None
-        except Exception as e:  # a model that cannot be reached (no key, offline) is a user error, not a crash
-            if _is_connection_error(e):
-                raise UserError(f"cannot reach model {run.model}: {e}") from None
-            raise
+        except Exception as e:  # a model that cannot be reached or used (offline, no key) is a user error, not a crash
+            line = model_failure(run.model, e)
+            if line is None:
+                raise
+            raise UserError(line) from None
 
 
 def _print_summary(console: Console, results: list[SettingProgress], title: str, stories_per_setting: int, out_dir: Path) -> None:
@@ -255,17 +262,31 @@ def _print_summary(console: Console, results: list[SettingProgress], title: str,
                   f"stories in {out_dir / 'stories.jsonl'}")
 
 
-def _is_connection_error(e: BaseException) -> bool:
-    names = {type(x).__name__ for x in (e, e.__cause__, e.__context__) if x is not None}
-    return bool(names & {"APIConnectionError", "ConnectError", "ConnectionError", "AuthenticationError",
-                         "PrerequisiteError"})
+#: what an exception is called (or any behind it: a `RetryError`'s last try, a task group's) when the model cannot
+#: be reached, or can be reached but not used: a user's to fix, one line
+_UNREACHABLE = frozenset({"APIConnectionError", "APITimeoutError", "ConnectError", "ConnectTimeout",
+                          "ConnectionError", "ConnectionRefusedError"})
+_UNUSABLE = frozenset({"AuthenticationError", "PermissionDeniedError", "NotFoundError", "PrerequisiteError"})
 
 
-def _make_answerer(model: str, model_args: dict, max_connections: int | None, cache: bool):
+def model_failure(model: str, e: BaseException) -> str | None:
+    """The one line for a search ended by `e` where `e` says `model` cannot be reached or used, else None. Looks
+    behind `e`: inside exception groups (a batch's calls run in a task group), at causes and contexts, and at what a
+    search worker recorded of the exceptions behind a failure (`search.worker_errors.causes`)."""
+    from tombench.generators.exploretom.search.worker_errors import causes
+
+    for name, text in causes(e):
+        for names, what in ((_UNREACHABLE, "cannot reach"), (_UNUSABLE, "cannot use")):
+            if name in names:
+                return f"{what} model {model}: {name}" + (f": {text}" if text else "")
+    return None
+
+
+def _make_answerer(model: str, model_args: dict, cache: bool, **config: int | None):
     from tombench.commands._common import resolve_model
     from tombench.tasks.exploretom.answerer import inspect_answerer
 
-    return inspect_answerer(resolve_model(model, max_connections=max_connections, model_args=model_args), cache=cache)
+    return inspect_answerer(resolve_model(model, model_args=model_args, **config), cache=cache)
 
 
 _CARD = """---

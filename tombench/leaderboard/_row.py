@@ -13,7 +13,7 @@ import json
 import types
 import typing
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 #: 2: Wilson intervals with the story design effect (from per-sample scores), items for paired tests, run config.
@@ -152,7 +152,7 @@ class ResultRow:
         kwargs["items"] = Items(**items) if isinstance(items, dict) else Items()
         kwargs["other_metrics"] = [MetricValue(**m) for m in kwargs.get("other_metrics") or []]
         if hasattr(kwargs.get("created_at"), "isoformat"):  # a datetime, as `datasets` returns the column
-            kwargs["created_at"] = kwargs["created_at"].astimezone(timezone.utc).isoformat()
+            kwargs["created_at"] = kwargs["created_at"].astimezone(UTC).isoformat()
         return cls(**kwargs)
 
     @classmethod
@@ -180,7 +180,7 @@ class ResultRow:
 
 def utc_iso(timestamp: str) -> str:
     """An ISO-8601 timestamp, normalised to UTC (so files and the loaded table agree)."""
-    return datetime.fromisoformat(timestamp).astimezone(timezone.utc).isoformat()
+    return datetime.fromisoformat(timestamp).astimezone(UTC).isoformat()
 
 
 def canonical_json(value: Any) -> str:

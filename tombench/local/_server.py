@@ -25,12 +25,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from tombench._platform import require_posix
 from tombench.kit.orphans import PARENT_ENV
 from tombench.local._errors import PortBusy, ServerStartError
 from tombench.local._model import DEFAULT_ALIAS, PORTABLE_REINSTALL, alias_for, check_server_extra, resolve_gguf
 
 if TYPE_CHECKING:
     from inspect_ai.model import Model
+
+require_posix()  # process groups and signal.SIGBUS below
 
 HOST = "127.0.0.1"
 #: Inspect's `openai-api` provider reads `<SERVICE>_BASE_URL` / `<SERVICE>_API_KEY`; our service name is "local".

@@ -58,6 +58,7 @@ from tombench.kit.options import (
 )
 from tombench.scorers.exploretom import SEARCH_KIND, adversarial_answer, search_outcome
 from tombench.scorers.story_questions import matcher_check, task_check
+from tombench.tasks.exploretom import pool_lifetime
 from tombench.tasks.exploretom.eval_flags import eval_flags, refusal, watch
 from tombench.tasks.exploretom.progress import LiveProgress
 from tombench.tasks.shared.story_questions import TOM_CONFIG, story_samples, tom_solver
@@ -503,6 +504,7 @@ def exploretom_adversarial(
     if not samples:
         raise OptionError(f"shard {shard_kn[0]}/{shard_kn[1]} has no settings: the grid has {len(settings)}")
     watch()  # --limit / --sample-id reach the solver through Inspect's hooks (`eval_flags`)
+    pool_lifetime.watch()  # the search workers end with the eval (`pool_lifetime`)
     progress = LiveProgress([(str(x.id), x.metadata["setting_id"],  # type: ignore[index]
                               run.setting_budget if run.setting_scoped else run.budget_per_story) for x in samples],
                             run.search.budget_unit)

@@ -33,6 +33,7 @@ Ending: the parent alone decides when workers stop, and no worker outlives it.
 * A worker whose parent died, however (SIGKILL, out of memory), exits by itself at once: a watchdog thread waits
   on multiprocessing's parent sentinel (`kit.orphans`). With the workers gone, multiprocessing's resource tracker
   (started by the parent for the queues' locks) sees its last pipe close and exits too.
+* The live task's shared pool stops when its eval ends (`close_shared`, from an Inspect hook the task registers).
 * `close` never blocks on a dead or stuck worker: queues never join their feeder threads (a feeder blocked on a
   full pipe to a dead worker would hold the process at exit), workers left after a grace period are terminated,
   then killed. A Ctrl-C during `close` waits until it is over. The pool's `atexit` clean-up runs before
@@ -54,19 +55,22 @@ import signal
 import sys
 import threading
 import time
-import traceback
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AbstractAsyncContextManager as AsyncContextManager
 from dataclasses import dataclass, field
 from multiprocessing import connection as mp_connection
 from typing import Any, Protocol
 
+from tombench._platform import require_posix
 from tombench.generators.exploretom.search.evaluator import Answerer
 from tombench.generators.exploretom.search.slots import Contention, SlotBroker, WorkerSlots
+from tombench.generators.exploretom.search.worker_errors import WorkerError, transportable
 from tombench.kit.orphans import exit_when_orphaned
 
+require_posix()  # signal.SIGHUP and pthread_sigmask below: one line on a system without them, not an AttributeError
+
 __all__ = ["JOB_DEATHS", "CallTarget", "JobCalls", "JobKilledWorker", "SearchPool", "WorkerCaller", "WorkerError",
-           "answer_prompts", "can_spawn", "running_pool", "shared_pool", "usable_workers"]
+           "answer_prompts", "can_spawn", "close_shared", "running_pool", "shared_pool", "usable_workers"]
 
 Job = Callable[..., Awaitable[Any]]
 
@@ -139,10 +143,6 @@ class CallTarget(Protocol):
 
     def build(self, slots: AsyncContextManager[None]) -> WorkerCaller:
         """The caller, in the worker; `async with slots:` around each call keeps the total within `connections`."""
-
-
-class WorkerError(RuntimeError):
-    """A job failed in a worker process (its traceback is the message) or the worker died."""
 
 
 class JobKilledWorker(WorkerError):
@@ -271,14 +271,13 @@ class SearchPool:
                     for t in asks:
                         t.cancel()
                     repeats = list(delivered)
-                elif kind in ("done", "error", "raised"):
+                elif kind in ("done", "raised"):
                     finished = True
                     if msg[3] is not None and hasattr(answer, "worker_calls"):
                         answer.worker_calls(msg[3])
                     if kind == "done":
                         return msg[2]
-                    # "raised": the job's own exception (a model's error stays one); "error": its traceback
-                    raise msg[2] if kind == "raised" else WorkerError(msg[2])
+                    raise msg[2]  # the job's exception as in one process (`worker_errors.transportable`)
                 else:  # "failed": the model's own error (a connection error stays one); "lost": it cannot run
                     finished = kind == "lost"
                     raise msg[1]
@@ -541,11 +540,11 @@ _SHARED: dict[int, SearchPool] = {}
 
 
 def shared_pool(workers: int) -> SearchPool:
-    """One pool of `workers` processes for this whole process, started at first use and stopped at exit.
+    """One pool of `workers` processes for this whole process, started at first use and stopped by `close_shared`
+    (the live task calls it when the eval ends) or at exit.
 
-    Why: the live task's search samples are solver calls with no hook at the end of an eval, and starting worker
-    processes per sample would cost more than many searches; Inspect may also run several evals in one process
-    (eval-set), each on its own event loop, which one pool serves alike."""
+    Why: the live task's search samples are solver calls, and starting worker processes per sample would cost more
+    than many searches; the samples of one eval, each on Inspect's event loop, share one pool."""
     pool = _SHARED.get(workers)
     if pool is None or pool._closed:
         pool = _SHARED[workers] = SearchPool(workers)
@@ -559,16 +558,22 @@ def running_pool(workers: int) -> SearchPool | None:
     return None if pool is None or pool._closed else pool
 
 
-def _close_shared() -> None:
+def close_shared() -> None:
+    """Stop the shared pools' workers now (the live task's, when the eval that started them ends; a later eval starts
+    new ones), not only at this process's exit."""
+    for pool in list(_SHARED.values()):
+        pool.close()
+
+
+def _close_shared_at_exit() -> None:
     """At exit: a Ctrl-C now asks for what is being done anyway (no traceback, the workers still stopped)."""
     with _sigint_deferred(reraise=False):
-        for pool in list(_SHARED.values()):
-            pool.close()
+        close_shared()
 
 
 # registered after multiprocessing's own hook (imported above): atexit runs the last registered first, so the
 # workers are stopped before multiprocessing joins its children and queue threads
-atexit.register(_close_shared)
+atexit.register(_close_shared_at_exit)
 
 
 def _join_all(procs: list[Any], seconds: float) -> None:
@@ -738,7 +743,7 @@ class _Worker:
         try:
             job, args, target = pickle.loads(payload)
         except Exception as e:  # its function or a class of its arguments cannot be imported here
-            self.out.put(_failure(jid, e, None, own=True))
+            self.out.put(_failure(jid, e, None))
             self.tasks.pop(jid, None)
             return
 
@@ -779,14 +784,8 @@ class _Worker:
             self.out.put(("usage", jid, fresh))
 
 
-def _failure(jid: int, e: BaseException, calls: JobCalls | None, own: bool = False) -> tuple:
-    """The message for a job that raised: where the worker made the calls (`calls`) or the error is the job's own
-    (`own`: it could not be loaded), the exception itself where it pickles (the parent raises the same type, so a
-    model's error stays the model's, as when the parent calls); else its traceback."""
-    if (own or calls is not None) and not isinstance(e, WorkerError):
-        try:
-            pickle.loads(pickle.dumps(e))
-            return ("raised", jid, e, calls)
-        except Exception:
-            pass
-    return ("error", jid, traceback.format_exc().rstrip(), calls)
+def _failure(jid: int, e: BaseException, calls: JobCalls | None) -> tuple:
+    """The message for a job that raised `e` (or could not be loaded, or whose result cannot be pickled): the
+    failure as the parent raises it (`worker_errors.transportable`: an exception group's first cause, a model's
+    error staying the model's), with what its calls cost (`calls`)."""
+    return ("raised", jid, transportable(e), calls)
