@@ -64,3 +64,18 @@ main(["demo", "--action-sets", "tomi", "--budget", "5", "--log-dir", {str(tmp_pa
                            "build for another CPU"), r.stderr
     assert f"fix: reinstall the portable build: {PORTABLE_REINSTALL}" in last and "Traceback" not in r.stderr
     assert time.monotonic() - started < 120
+
+
+@pytest.mark.parametrize("status", [None, "cancelled"])
+def test_demo_ctrl_c_is_one_line(tmp_path, monkeypatch, status):
+    """Ctrl-C during the eval: Inspect ends it and returns no log (or a cancelled one); the demo says so in one
+    line with where the log is."""
+    from types import SimpleNamespace
+
+    import inspect_ai
+
+    logs = [] if status is None else [SimpleNamespace(status=status, error=None)]
+    monkeypatch.setattr(inspect_ai, "eval", lambda *a, **k: logs)
+    r = CliRunner().invoke(main, ["demo", "--model", "tombench/recency", "--log-dir", str(tmp_path)])
+    assert r.exit_code != 0 and "interrupted" in r.output and str(tmp_path) in r.output.replace("\n", ""), r.output
+    assert "Traceback" not in r.output and not isinstance(r.exception, ValueError)

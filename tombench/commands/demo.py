@@ -40,8 +40,10 @@ def _run(model: str, *, action_sets: str, people: int, moves: int, budget: int, 
         raise UserError(str(e)) from None
     console.print(f"[bold]Searching adversarial stories against {model}[/bold] "
                   f"({action_sets}, plain and asymmetric, {people} people, {moves} moves, budget {budget})")
-    (log,) = inspect_eval(task, model=model, log_dir=str(log_dir), max_connections=max_connections,
-                          display="rich")
+    logs = inspect_eval(task, model=model, log_dir=str(log_dir), max_connections=max_connections, display="rich")
+    if not logs or logs[0].status == "cancelled":  # Ctrl-C: Inspect ends the eval and returns what it has
+        raise UserError(f"interrupted; the log so far is in {log_dir} (`inspect eval-retry <log>` resumes it)")
+    (log,) = logs
     if log.status != "success":
         raise UserError(f"the evaluation ended with status {log.status}: {log.error.message if log.error else ''}")
     return log

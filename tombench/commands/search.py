@@ -209,6 +209,7 @@ def _run_with_progress(console: Console, settings: list[Setting], ctxs: list[Con
     """Run the searches under two live bars (settings done; budget spent), their results per setting. An interrupt
     or an unreachable model is a one-line error."""
     from tombench.generators.exploretom.search.heap import search_gc
+    from tombench.generators.exploretom.search.pool import JobKilledWorker
     from tombench.generators.exploretom.search.runner import run_searches
 
     calls = run.search.budget_unit == "calls"
@@ -237,6 +238,8 @@ def _run_with_progress(console: Console, settings: list[Setting], ctxs: list[Con
                                                 setting_indices=indices, workers=workers))
         except KeyboardInterrupt:
             raise UserError(f"interrupted; run the same command again to resume from {out_dir}") from None
+        except JobKilledWorker as e:  # one setting's search kills its worker: the others' are written
+            raise UserError(str(e)) from None
         except Exception as e:  # a model that cannot be reached or used (offline, no key) is a user error, not a crash
             line = model_failure(run.model, e)
             if line is None:

@@ -5,6 +5,7 @@ resource tracker; `SearchPool.close` is bounded whatever its workers do."""
 from __future__ import annotations
 
 import os
+import random
 import signal
 import subprocess
 import sys
@@ -157,3 +158,86 @@ def test_ctrl_c_ends_a_live_eval_with_workers(tmp_path: Path, settle: float) -> 
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
     assert _wait_for(lambda: not any(map(_alive, children)), 10), [c for c in children if _alive(c)]
+
+
+#: a small search and a small live task: each ends in seconds once started, so that a Ctrl-C at a random delay
+#: after the workers appear lands anywhere: their start-up, the searches, the pool's close, the final scoring
+STRESS = {
+    "search": ["-m", "tombench", "search", "--model", "tombench/recency", "--story-types", "tomi", "--people", "2",
+               "--moves", "2,3", "--stories-per-setting", "1", "--budget", "20", "--workers", "2"],
+    "eval": ["-m", "inspect_ai", "eval", "tombench/exploretom_adversarial", "--model", "tombench/recency",
+             "-T", "action_sets=tomi", "-T", "people=2", "-T", "moves=2,3", "-T", "budget=20", "-T", "workers=2",
+             "--display", "plain"],
+}
+
+
+def _interrupt(tmp_path: Path, kind: str, delay: float) -> tuple[int | None, str, list[int]]:
+    """Start `kind` (with a terminal's signals), Ctrl-C its process group `delay` s after its workers appear (or
+    as it ends); its exit code (None: still running 30 s later, then killed), stderr and the processes it started."""
+    out = tmp_path / f"{kind}-{delay:.2f}"
+    where = ["--out", str(out)] if kind == "search" else ["--log-dir", str(out)]
+    proc = terminal_popen([sys.executable, *STRESS[kind], *where], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, text=True, start_new_session=True, cwd=tmp_path)
+    _wait_for(lambda: len(_children(proc.pid)) >= 2 or proc.poll() is not None, 120)
+    children = _children(proc.pid)
+    time.sleep(delay)
+    children += [c for c in _children(proc.pid) if c not in children]
+    if proc.poll() is None:
+        os.killpg(proc.pid, signal.SIGINT)
+    try:
+        code: int | None = proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        code = None
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    return code, proc.stderr.read() if proc.stderr else "", children
+
+
+@pytest.mark.timeout(400)
+def test_ctrl_c_at_random_points_always_ends(tmp_path: Path) -> None:
+    """Ctrl-C at random points of `tombench search --workers 2` and of the live task with 2 workers, for about 30 s
+    of runs (at least one of each): every run ends (no hang), leaves no process behind, and ends as a Ctrl-C
+    should: the command's one line with the resume hint, the eval's log `cancelled` (or `success` where the run
+    was over first)."""
+    from inspect_ai.log import list_eval_logs, read_eval_log
+
+    seed = int(os.environ.get("TOMBENCH_STRESS_SEED", time.time_ns() % 100_000))
+    rng = random.Random(seed)
+    deadline = time.monotonic() + 30
+    runs = 0
+    while runs < 2 or time.monotonic() + 10 < deadline:  # a run takes about 10 s here
+        kind = ("search", "eval")[runs % 2]
+        delay = rng.uniform(0.0, 6.0)
+        code, err, children = _interrupt(tmp_path, kind, delay)
+        what = f"{kind}, Ctrl-C {delay:.2f} s after the workers appeared (TOMBENCH_STRESS_SEED={seed})"
+        assert code is not None, f"hung: {what}\n{err}"
+        assert _wait_for(lambda c=children: not any(map(_alive, c)), 10), f"processes left: {what}"
+        assert "Traceback" not in err, f"{what}\n{err}"
+        if kind == "search":
+            assert code == 0 or ("interrupted" in err and "resume" in err), f"{what}\n{err}"
+        else:
+            logs = list_eval_logs(str(tmp_path / f"{kind}-{delay:.2f}"))
+            statuses = [read_eval_log(x, header_only=True).status for x in logs]
+            assert statuses in ([], ["cancelled"], ["success"]), f"{what}: {statuses}\n{err}"
+        runs += 1
+
+
+def test_a_ctrl_c_while_the_pool_closes_waits_for_the_close() -> None:
+    """A Ctrl-C during `close` is held until the workers are stopped, then raised (`close`) or dropped (the exit
+    clean-up, where it would only print a traceback)."""
+    from tombench.generators.exploretom.search.pool import _sigint_deferred
+
+    done = []
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)  # as in a terminal, however pytest was started
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            with _sigint_deferred():
+                signal.raise_signal(signal.SIGINT)
+                done.append("the block went on")
+        with _sigint_deferred(reraise=False):
+            signal.raise_signal(signal.SIGINT)
+            done.append("and again")
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, old)
+    assert done == ["the block went on", "and again"]

@@ -19,29 +19,38 @@ Jobs are top-level async functions `fn(answer, emit, *args)`; `emit(message)` ha
 job runs (the runner writes each finished attempt as it comes: nothing is lost on interruption). Workers start with
 `spawn` (no forked copy of the parent's threads and event loop).
 
+A dead worker (killed, out of memory) is seen at once, as `concurrent.futures` sees one: the parent's reader thread
+waits on every worker's results pipe and process sentinel together (`multiprocessing.connection.wait`). Unlike
+`ProcessPoolExecutor`, which then fails every job and breaks the pool, this pool replaces the worker and runs its jobs
+again (they are seeded: the same results); it cannot be an executor, whose workers run one call at a time and
+exchange nothing with the parent while it runs. A job is pickled in the caller, so one that cannot be pickled fails
+there at once, and unpickled in the worker's task for it, so one that cannot be loaded there fails with that error.
+
 Ending: the parent alone decides when workers stop, and no worker outlives it.
 * Workers ignore SIGINT and SIGHUP (a terminal sends them to the whole process group): Ctrl-C or a closed terminal
   reaches the parent, which stops them. The signals are blocked while a worker starts, so one arriving during its
   start-up (importing, unpickling) cannot kill it half-started either.
-* A worker whose parent died, however (SIGKILL, out of memory), exits by itself within a second: a watchdog thread
-  compares `os.getppid()` with the parent's pid (`kit.orphans`). With the workers gone, multiprocessing's resource tracker (started
-  by the parent for the queues' locks) sees its last pipe close and exits too.
+* A worker whose parent died, however (SIGKILL, out of memory), exits by itself at once: a watchdog thread waits
+  on multiprocessing's parent sentinel (`kit.orphans`). With the workers gone, multiprocessing's resource tracker
+  (started by the parent for the queues' locks) sees its last pipe close and exits too.
 * The live task's shared pool stops when its eval ends (`close_shared`, from an Inspect hook the task registers).
 * `close` never blocks on a dead or stuck worker: queues never join their feeder threads (a feeder blocked on a
   full pipe to a dead worker would hold the process at exit), workers left after a grace period are terminated,
-  then killed. The pool's `atexit` clean-up runs before multiprocessing's own (which would join those threads).
+  then killed. A Ctrl-C during `close` waits until it is over. The pool's `atexit` clean-up runs before
+  multiprocessing's own (which would join those threads), and a Ctrl-C during it ends nothing more than it does.
 """
 
 from __future__ import annotations
 
 import asyncio
 import atexit
+import collections
 import contextlib
 import itertools
 import multiprocessing as mp
 import multiprocessing.util  # noqa: F401 - registers multiprocessing's atexit hook now, so the pool's runs before it
 import os
-import queue
+import pickle
 import signal
 import sys
 import threading
@@ -49,6 +58,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AbstractAsyncContextManager as AsyncContextManager
 from dataclasses import dataclass, field
+from multiprocessing import connection as mp_connection
 from typing import Any, Protocol
 
 from tombench._platform import require_posix
@@ -59,8 +69,8 @@ from tombench.kit.orphans import exit_when_orphaned
 
 require_posix()  # signal.SIGHUP and pthread_sigmask below: one line on a system without them, not an AttributeError
 
-__all__ = ["CallTarget", "JobCalls", "SearchPool", "WorkerCaller", "WorkerError", "answer_prompts", "can_spawn",
-           "close_shared", "running_pool", "shared_pool", "usable_workers"]
+__all__ = ["JOB_DEATHS", "CallTarget", "JobCalls", "JobKilledWorker", "SearchPool", "WorkerCaller", "WorkerError",
+           "answer_prompts", "can_spawn", "close_shared", "running_pool", "shared_pool", "usable_workers"]
 
 Job = Callable[..., Awaitable[Any]]
 
@@ -135,12 +145,26 @@ class CallTarget(Protocol):
         """The caller, in the worker; `async with slots:` around each call keeps the total within `connections`."""
 
 
+class JobKilledWorker(WorkerError):
+    """A job whose worker died `JOB_DEATHS` times while running it (each time replaced and the job run again): the
+    job itself kills its worker (out of memory, a crash in native code), so it fails alone."""
+
+
+#: how many times a job may lose its worker (the worker replaced, the job run again) before it fails
+JOB_DEATHS = 3
+
+
 @dataclass
 class _Pending:
     loop: asyncio.AbstractEventLoop
-    #: the job's messages from the worker (and "failed"/"lost" from this side), read by the job's caller
+    #: the job's messages from the worker (and "lost"/"restart" from this side), read by the job's caller
     inbox: asyncio.Queue
-    worker: int
+    #: the worker running it; None while it waits to run again alone (`SearchPool._died`)
+    worker: int | None
+    #: the job as sent (pickled once, here): sent again as it is when its worker dies
+    payload: bytes
+    #: the job's workers that died while running it
+    deaths: int = 0
 
     def put(self, msg: tuple) -> None:
         """Hand `msg` to the job's caller, from any thread; dropped when the caller's event loop has ended."""
@@ -155,30 +179,39 @@ class SearchPool:
 
     Each job goes to the worker with the fewest jobs running; a worker runs its jobs concurrently as asyncio tasks
     (a job waiting for answers leaves the core to another), so how many run at once is the callers' limit (the
-    runner's `parallel_settings`, Inspect's `max_samples`)."""
+    runner's `parallel_settings`, Inspect's `max_samples`).
+
+    A worker that dies (killed, out of memory) is seen at once (its process sentinel) and replaced, and its jobs
+    run again from the start in the new one: a job is seeded, so it gives the same result, and the events it
+    already handed over are not handed over twice. A job that kills its worker `JOB_DEATHS` times fails alone with
+    `JobKilledWorker`."""
 
     def __init__(self, workers: int) -> None:
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
-        ctx = mp.get_context("spawn")
-        with _terminal_signals_blocked():  # the resource tracker (started by the first queue) and the workers
-            self._out: Any = ctx.Queue()  # every worker -> parent
-            self._ins: list[Any] = [ctx.Queue() for _ in range(workers)]  # parent -> worker w
-            for q in (*self._ins, self._out):
-                q.cancel_join_thread()  # what is unsent at exit is for a worker that is stopping: never wait on it
-            parent = os.getpid()
+        self._ctx = mp.get_context("spawn")
+        self._parent = os.getpid()
+        with _terminal_signals_blocked():  # the resource tracker (started by the first queue or lock)
             #: 1 while a request for a call slot waits at the parent: the workers then return freed slots
-            self._contended: Any = ctx.Value("b", 0, lock=False)
-            self._procs = [ctx.Process(target=_worker_main, args=(w, self._ins[w], self._out, parent,
-                                                                  self._contended), daemon=True,
-                                       name=f"tombench-search-{w}") for w in range(workers)]
-        with _terminal_signals_blocked():  # again: starting the resource tracker unblocks SIGINT in this thread
-            for p in self._procs:
-                p.start()
+            self._contended: Any = self._ctx.Value("b", 0, lock=False)
+            self._wake_r, self._wake_w = self._ctx.Pipe(duplex=False)  # `close` wakes the reader through it
+        self._ins: list[Any] = [None] * workers  # parent -> worker w (a queue: its feeder never blocks a caller)
+        self._outs: list[Any] = [None] * workers  # worker w -> parent (a pipe of its own: see `_start`)
+        self._procs: list[Any] = [None] * workers
+        self._retired: list[Any] = []  # the queues of workers that died
+        self._ready = [False] * workers
+        self._startup_deaths = 0
+        self._broken: str | None = None
+        for w in range(workers):
+            self._start(w)
         self._jobs: dict[int, _Pending] = {}
         self._brokers: dict[str, SlotBroker] = {}
         self._contention = Contention(self._contended)
         self._load = [0] * workers
+        #: jobs whose worker died, waiting to run again each alone in a worker (so that a job that kills its worker
+        #: is told from the jobs that only shared the worker with it), and the worker each such job runs in now
+        self._retry: collections.deque[int] = collections.deque()
+        self._alone: dict[int, int] = {}
         self._ids = itertools.count()
         self._lock = threading.Lock()
         self._closed = False
@@ -199,34 +232,45 @@ class SearchPool:
         raises (a sample's limit, `LimitExceededError`) ends the run and cancels the job in the worker, as a limit
         ends the calling sample's calls in one process. Without a target, the prompts are answered here by tasks
         started from this coroutine, so they run in its context: Inspect records the model calls in the calling
-        sample's transcript and counts them against its limits, as in one process."""
+        sample's transcript and counts them against its limits, as in one process.
+
+        A job that cannot be pickled fails here at once (the pickling error); one that cannot be loaded in the
+        worker (its function not importable there) fails with the worker's error as soon as it arrives."""
         if self._closed:
             raise RuntimeError("the search pool is closed")
+        if self._broken is not None:
+            raise WorkerError(self._broken)
         target: CallTarget | None = getattr(answer, "worker_target", None)
+        payload = pickle.dumps((job, args, target), protocol=pickle.HIGHEST_PROTOCOL)
         if target is not None:
             self.broker(target)
-        loop = asyncio.get_running_loop()
-        with self._lock:
-            jid = next(self._ids)
-            w = min(range(len(self._load)), key=self._load.__getitem__)
-            self._load[w] += 1
-            pending = self._jobs[jid] = _Pending(loop, asyncio.Queue(), w)
+        jid, pending = self._submit(payload)
         asks: set[asyncio.Task] = set()
         finished = False
-        self._ins[w].put(("job", jid, job, args, target))
+        #: events handed to `on_event`; after a restart, the ones the job hands over again (it is seeded) are skipped
+        delivered: list[Any] = []
+        repeats: list[Any] = []
         try:
             while True:
                 msg = await pending.inbox.get()
                 kind = msg[0]
                 if kind == "ask":
-                    task = asyncio.ensure_future(self._ask(pending, jid, msg[2], msg[3], answer))
+                    task = asyncio.ensure_future(self._ask(pending, msg[2], msg[3], answer, msg[4]))
                     asks.add(task)
                     task.add_done_callback(asks.discard)
                 elif kind == "event":
-                    on_event(msg[2])
+                    if msg[2] in repeats:
+                        repeats.remove(msg[2])
+                    else:
+                        delivered.append(msg[2])
+                        on_event(msg[2])
                 elif kind == "usage":  # calls completed in the worker: may raise the sample's limit here
                     if hasattr(answer, "worker_usage"):
                         answer.worker_usage(msg[2])
+                elif kind == "restart":  # its worker died: the job runs again in the new one
+                    for t in asks:
+                        t.cancel()
+                    repeats = list(delivered)
                 elif kind in ("done", "raised"):
                     finished = True
                     if msg[3] is not None and hasattr(answer, "worker_calls"):
@@ -234,23 +278,48 @@ class SearchPool:
                     if kind == "done":
                         return msg[2]
                     raise msg[2]  # the job's exception as in one process (`worker_errors.transportable`)
-                else:  # "failed": the model's own error (a connection error stays one); "lost": the worker died
+                else:  # "failed": the model's own error (a connection error stays one); "lost": it cannot run
+                    finished = kind == "lost"
                     raise msg[1]
         finally:
-            with self._lock:
-                self._jobs.pop(jid, None)
-                self._load[w] -= 1
+            self._forget(jid, pending, finished)
             for t in asks:
                 t.cancel()
+
+    def _submit(self, payload: bytes) -> tuple[int, _Pending]:
+        """Send a job to the worker with the fewest jobs, among those that do not run a job alone (`_run_alone`)."""
+        with self._lock:
+            jid = next(self._ids)
+            free = [w for w in range(len(self._load)) if w not in self._alone] or range(len(self._load))
+            w = min(free, key=self._load.__getitem__)
+            self._load[w] += 1
+            pending = self._jobs[jid] = _Pending(asyncio.get_running_loop(), asyncio.Queue(), w, payload)
+            self._ins[w].put(("job", jid, payload))
+        return jid, pending
+
+    def _forget(self, jid: int, pending: _Pending, finished: bool) -> None:
+        """The job has ended (or its caller stopped waiting): a worker still running it is told to stop."""
+        with self._lock:
+            self._jobs.pop(jid, None)
+            w = pending.worker
+            if w is None:  # waiting to run again
+                with contextlib.suppress(ValueError):
+                    self._retry.remove(jid)
+                return
+            self._load[w] -= 1
             if not finished and not self._closed:
-                self._ins[w].put(("cancel", jid))
+                with contextlib.suppress(Exception):  # its queue is closed: the worker is gone
+                    self._ins[w].put(("cancel", jid))
+            if self._alone.get(w) == jid:
+                del self._alone[w]
+                self._run_alone()
 
     def broker(self, target: CallTarget) -> SlotBroker:
         """The one count of call slots for `target`'s key, shared by the workers and this process."""
         broker = self._brokers.get(target.key)
         if broker is None:
             def grant(worker: int, n: int, key: str = target.key) -> None:
-                with contextlib.suppress(Exception):  # a worker that is gone: `_check_alive` frees its slots
+                with contextlib.suppress(Exception):  # a worker that is gone: `_died` frees its slots
                     self._ins[worker].put(("grant", key, n))
 
             broker = self._brokers.setdefault(target.key, SlotBroker(max(1, target.connections), len(self._procs),
@@ -268,13 +337,30 @@ class SearchPool:
         return contextlib.nullcontext() if broker is None else broker.slot()
 
     def close(self, grace: float = 2.0) -> None:
-        """Stop the workers (jobs still running are dropped: their finished attempts were already handed over).
+        """Stop the workers; jobs still running fail with `WorkerError` (their finished attempts were already handed
+        over).
 
         Bounded whatever state the workers are in: each is asked to stop, given `grace` seconds, then terminated
-        (SIGTERM) and, if still there a second later, killed."""
+        (SIGTERM) and, if still there a second later, killed. A Ctrl-C during it is held until it is over (it is
+        the clean-up a Ctrl-C asks for), then raised."""
         if self._closed:
             return
-        self._closed = True
+        with _sigint_deferred():
+            with self._lock:  # a worker that died is not replaced from now on
+                self._closed = True
+            self._stop_workers(grace)
+            with contextlib.suppress(Exception):
+                self._wake_w.close()  # the reader sees its end close and returns
+            self._reader.join(timeout=2)
+            with self._lock:
+                pending = list(self._jobs.values())
+            for p in pending:
+                p.put(("lost", WorkerError("the search pool was closed")))
+            for conn in (*self._ins, *self._retired, *self._outs, self._wake_r):
+                with contextlib.suppress(Exception):
+                    conn.close()
+
+    def _stop_workers(self, grace: float) -> None:
         for q in self._ins:
             with contextlib.suppress(Exception):  # a queue whose pipe is broken: its worker is gone anyway
                 q.put(None)
@@ -287,12 +373,6 @@ class SearchPool:
                 with contextlib.suppress(Exception):
                     getattr(p, stop)()
             _join_all(alive, 1.0)
-        with contextlib.suppress(Exception):
-            self._out.put(None)
-        self._reader.join(timeout=2)
-        for q in (*self._ins, self._out):
-            with contextlib.suppress(Exception):
-                q.close()
 
     def __enter__(self) -> SearchPool:
         return self
@@ -300,49 +380,144 @@ class SearchPool:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # --- the parent's side of the queues: a thread hands each message to the loop that waits for its job
+    # --- starting a worker, and the parent's side of its pipes: one thread waits on them all
+
+    def _start(self, w: int) -> None:
+        """Start worker `w` (again, after one died). Each worker has a results pipe of its own, not one queue for
+        all: a worker killed while writing to a shared queue would leave its lock held (every other worker's
+        writes then block for good) or half a message in the stream; a pipe of its own ends with it, whole."""
+        with _terminal_signals_blocked():  # a queue's lock may start the resource tracker, which unblocks them
+            inbox = self._ctx.Queue()
+        inbox.cancel_join_thread()  # what is unsent at exit is for a worker that is stopping: never wait on it
+        out_r, out_w = self._ctx.Pipe(duplex=False)
+        proc = self._ctx.Process(target=_worker_main, args=(w, inbox, out_w, self._parent, self._contended),
+                                 daemon=True, name=f"tombench-search-{w}")
+        with _terminal_signals_blocked():  # inherited by the worker: see `_terminal_signals_blocked`
+            proc.start()
+        out_w.close()  # the worker's end: its pipe reads as ended when the worker does
+        if self._ins[w] is not None:  # a dead worker's: closed with the others (closing it now could make its
+            self._retired.append(self._ins[w])  # feeder thread, still writing to it, print a broken pipe)
+            self._outs[w].close()
+        self._ins[w], self._outs[w], self._procs[w], self._ready[w] = inbox, out_r, proc, False
 
     def _read(self) -> None:
+        """Hand each worker's messages to the loop that waits for its job; replace a worker as soon as it dies."""
+        ended: set[int] = set()  # workers whose pipe ended (their sentinel follows)
+        watch = self._watch(ended)
         while True:
             try:
-                msg = self._out.get(timeout=1.0)
-            except queue.Empty:
-                self._check_alive()
-                continue
-            except (EOFError, OSError, ValueError):  # ValueError: `close` closed the queue after its bounded wait
+                ready = mp_connection.wait(list(watch))
+            except OSError:  # `close` closed a pipe under it
                 return
-            if msg is None:
-                return
-            if msg[0] == "slots":  # ("slots", worker, key, "want" | "release", n)
-                _, w, key, verb, n = msg
-                getattr(self._brokers[key], verb)(w, n)
-                continue
-            with self._lock:
-                pending = self._jobs.get(msg[1])
-            if pending is not None:
-                pending.put(msg)
+            deaths = []
+            for obj in ready:
+                what, w = watch[obj]
+                if what == "wake" or self._closed:
+                    return
+                if what == "died":
+                    deaths.append(w)
+                elif not self._drain(w):
+                    ended.add(w)
+                    watch = self._watch(ended)
+            for w in deaths:
+                self._drain(w)  # what it sent before it died counts (a job that ended is not run again)
+                ended.discard(w)
+                self._died(w)
+                watch = self._watch(ended)
 
-    def _check_alive(self) -> None:
-        """Fail the jobs of a worker that died (killed, out of memory): their callers must not wait forever."""
+    def _watch(self, ended: set[int]) -> dict[Any, tuple[str, int]]:
+        """What the reader waits on: each worker's pipe (unless `ended`) and sentinel, and `close`'s wake-up."""
+        watch: dict[Any, tuple[str, int]] = {self._wake_r: ("wake", -1)}
+        for w, (out, proc) in enumerate(zip(self._outs, self._procs, strict=True)):
+            if w not in ended:
+                watch[out] = ("msg", w)
+            watch[proc.sentinel] = ("died", w)
+        return watch
+
+    def _drain(self, w: int) -> bool:
+        """Hand on every message worker `w` has sent so far; False when its pipe has ended."""
+        out = self._outs[w]
+        try:
+            while out.poll():
+                self._handle(w, out.recv())
+        except (EOFError, OSError):
+            return False
+        return True
+
+    def _handle(self, w: int, msg: tuple) -> None:
+        kind = msg[0]
+        if kind == "slots":  # ("slots", worker, key, "want" | "release", n)
+            _, _, key, verb, n = msg
+            getattr(self._brokers[key], verb)(w, n)
+            return
+        if kind == "ready":
+            self._ready[w], self._startup_deaths = True, 0
+            return
+        if kind == "ask":  # the answer goes to this worker's queue, not to one that replaced it
+            msg = (*msg, self._ins[w])
+        with self._lock:
+            pending = self._jobs.get(msg[1])
+        if pending is not None:
+            pending.put(msg)
+
+    def _died(self, w: int) -> None:
+        """Worker `w` died (killed, out of memory): its call slots come back, a new worker takes its place, and its
+        jobs run again, each alone in a worker (`_run_alone`), until one has lost `JOB_DEATHS` workers: that job
+        kills its worker and fails. Workers that keep dying before they are ready (a start-up that cannot succeed)
+        break the pool: every job then fails at once."""
         if self._closed:
             return
-        dead = [w for w, p in enumerate(self._procs) if not p.is_alive()]
+        self._procs[w].join(timeout=1.0)  # its sentinel says it ended: this reads its exit code
+        code = self._procs[w].exitcode
         for broker in list(self._brokers.values()):
-            for w in dead:
-                broker.lost(w)
+            broker.lost(w)
+        if not self._ready[w]:
+            self._startup_deaths += 1
+            if self._startup_deaths >= JOB_DEATHS:
+                self._broken = f"search workers die as they start (exit code {code}{_signal_name(code)})"
         with self._lock:
-            lost = [p for p in self._jobs.values() if p.worker in dead]
-        for p in lost:
-            p.put(("lost", WorkerError(f"search worker {p.worker} died (exit code "
-                                       f"{self._procs[p.worker].exitcode})")))
+            if self._closed:
+                return
+            if self._broken is None:
+                self._start(w)
+            self._alone.pop(w, None)
+            for jid, p in [(jid, p) for jid, p in self._jobs.items() if p.worker == w]:
+                p.deaths += 1
+                self._load[w] -= 1
+                p.worker = None
+                if self._broken is not None:
+                    p.put(("lost", WorkerError(self._broken)))
+                elif p.deaths >= JOB_DEATHS:
+                    p.put(("lost", JobKilledWorker(f"its worker process died {p.deaths} times while running it "
+                                                   f"(exit code {code}{_signal_name(code)})")))
+                else:
+                    p.put(("restart",))
+                    self._retry.append(jid)
+            if self._broken is not None:
+                while self._retry:
+                    self._jobs[self._retry.popleft()].put(("lost", WorkerError(self._broken)))
+            self._run_alone()
 
-    async def _ask(self, pending: _Pending, jid: int, rid: int, prompts: list, answer: Answerer) -> None:
+    def _run_alone(self) -> None:
+        """Send the jobs waiting to run again to the workers that run nothing (under the lock), one each; new jobs
+        go elsewhere while they run."""
+        for w in range(len(self._procs)):
+            if not self._retry:
+                return
+            if self._load[w] == 0 and w not in self._alone:
+                jid = self._retry.popleft()
+                pending = self._jobs[jid]
+                pending.worker, self._alone[w] = w, jid
+                self._load[w] += 1
+                self._ins[w].put(("job", jid, pending.payload))
+
+    async def _ask(self, pending: _Pending, rid: int, prompts: list, answer: Answerer, inbox: Any) -> None:
         try:
             responses = await answer(prompts)
         except Exception as e:
             pending.inbox.put_nowait(("failed", e))
             return
-        self._ins[pending.worker].put(("answer", rid, list(responses)))
+        inbox.put(("answer", rid, list(responses)))
 
 
 def can_spawn() -> bool:
@@ -390,9 +565,15 @@ def close_shared() -> None:
         pool.close()
 
 
+def _close_shared_at_exit() -> None:
+    """At exit: a Ctrl-C now asks for what is being done anyway (no traceback, the workers still stopped)."""
+    with _sigint_deferred(reraise=False):
+        close_shared()
+
+
 # registered after multiprocessing's own hook (imported above): atexit runs the last registered first, so the
 # workers are stopped before multiprocessing joins its children and queue threads
-atexit.register(close_shared)
+atexit.register(_close_shared_at_exit)
 
 
 def _join_all(procs: list[Any], seconds: float) -> None:
@@ -400,6 +581,38 @@ def _join_all(procs: list[Any], seconds: float) -> None:
     deadline = time.monotonic() + seconds
     for p in procs:
         p.join(timeout=max(0.0, deadline - time.monotonic()))
+
+
+def _signal_name(code: int | None) -> str:
+    """", SIGKILL" for an exit code -9 (a process ended by a signal), else nothing."""
+    if code is None or code >= 0:
+        return ""
+    try:
+        return f", {signal.Signals(-code).name}"
+    except ValueError:
+        return ""
+
+
+@contextlib.contextmanager
+def _sigint_deferred(reraise: bool = True) -> Iterator[None]:
+    """Hold a Ctrl-C (SIGINT) until the block is over, then act on it as before (`reraise`) or drop it. Why: the
+    block is a clean-up that must finish (stopping the workers); a KeyboardInterrupt in its middle would leave
+    workers and queues half-closed and, at exit, print a traceback. Only the main thread can set a handler: in
+    another thread the block just runs."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    caught: list[Any] = []
+    old = signal.signal(signal.SIGINT, lambda sig, frame: caught.append(frame))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, old)
+        if caught and reraise:
+            if callable(old):
+                old(signal.SIGINT, caught[0])
+            elif old == signal.SIG_DFL:
+                signal.raise_signal(signal.SIGINT)
 
 
 #: the signals a terminal sends to its whole foreground process group: the parent's to act on, never a worker's
@@ -430,14 +643,27 @@ def _worker_main(wid: int, inbox: Any, out: Any, parent: int, contended: Any) ->
     for sig in _TERMINAL_SIGNALS:  # the parent's to handle: it stops the workers
         signal.signal(sig, signal.SIG_IGN)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, _TERMINAL_SIGNALS)
-    exit_when_orphaned(parent)
-    out.cancel_join_thread()  # a worker exits only when its results no longer matter
+    exit_when_orphaned(parent, sentinel=mp.parent_process().sentinel)
     with search_gc():
-        asyncio.run(_Worker(wid, inbox, out, contended).serve())
+        asyncio.run(_Worker(wid, inbox, _Sender(out), contended).serve())
+
+
+class _Sender:
+    """The worker's end of its results pipe, `put(message)` as on a queue. A message is pickled in the sending
+    thread, so one that cannot be pickled raises there (a queue's feeder thread would print it and drop it); a
+    send blocks only while the pipe is full, and the parent's reader empties it as it fills."""
+
+    def __init__(self, conn: Any) -> None:
+        self._conn = conn
+        self._lock = threading.Lock()
+
+    def put(self, msg: tuple) -> None:
+        with self._lock:
+            self._conn.send(msg)
 
 
 class _Worker:
-    def __init__(self, wid: int, inbox: Any, out: Any, contended: Any) -> None:
+    def __init__(self, wid: int, inbox: Any, out: _Sender, contended: Any) -> None:
         self.wid, self.inbox, self.out, self.contended = wid, inbox, out, contended
         self.waiting: dict[int, asyncio.Future] = {}
         self.tasks: dict[int, asyncio.Task] = {}
@@ -462,6 +688,7 @@ class _Worker:
                     return
 
         threading.Thread(target=read, daemon=True).start()
+        self.out.put(("ready",))
         await stopped
         for t in list(self.tasks.values()):
             t.cancel()
@@ -471,10 +698,11 @@ class _Worker:
             if not stopped.done():
                 stopped.set_result(None)
         elif msg[0] == "job":
-            _, jid, job, args, target = msg
-            self.tasks[jid] = asyncio.ensure_future(self._run(jid, job, args, target))
+            _, jid, payload = msg
+            self.tasks[jid] = asyncio.ensure_future(self._run(jid, payload))
         elif msg[0] == "grant":
-            self.slots[msg[1]].granted(msg[2])
+            if msg[1] in self.slots:  # else meant for the worker this one replaced: the parent took it back
+                self.slots[msg[1]].granted(msg[2])
         elif msg[0] == "answer":
             fut = self.waiting.pop(msg[1], None)
             if fut is not None and not fut.done():
@@ -492,36 +720,46 @@ class _Worker:
             caller = self.callers[key] = target.build(slots)
         return caller
 
-    async def _run(self, jid: int, job: Job, args: tuple, target: CallTarget | None) -> None:
-        calls: JobCalls | None = None
+    def answerer(self, jid: int, target: CallTarget | None) -> tuple[Answerer, JobCalls | None]:
+        """The job's answerer: this worker's caller for `target`, else the parent (a message per prompt batch)."""
         if target is None:
-            async def answer(prompts: list) -> list[str]:
+            async def ask(prompts: list) -> list[str]:
                 rid = next(self.rids)
                 fut = self.waiting[rid] = asyncio.get_running_loop().create_future()
                 self.out.put(("ask", jid, rid, list(prompts)))
                 return await fut
-        else:
-            caller = self.caller(target)
-            calls = caller.begin(target)
-            if calls.live:
-                calls.on_call = lambda: self._usage_due(jid, calls)
+            return ask, None
+        caller = self.caller(target)
+        calls = caller.begin(target)
+        if calls.live:
+            calls.on_call = lambda: self._usage_due(jid, calls)
 
-            async def answer(prompts: list) -> list[str]:
-                return await caller(prompts, calls)
+        async def answer(prompts: list) -> list[str]:
+            return await caller(prompts, calls)
+        return answer, calls
+
+    async def _run(self, jid: int, payload: bytes) -> None:
+        calls: JobCalls | None = None
+        try:
+            job, args, target = pickle.loads(payload)
+        except Exception as e:  # its function or a class of its arguments cannot be imported here
+            self.out.put(_failure(jid, e, None))
+            self.tasks.pop(jid, None)
+            return
 
         def emit(message: Any) -> None:
             self.out.put(("event", jid, message))
 
         try:
+            answer, calls = self.answerer(jid, target)
             result = await job(answer, emit, *args)
-        except asyncio.CancelledError:
-            return
-        except BaseException as e:
-            self._send_usage(jid, calls)
-            self.out.put(_failure(jid, e, calls))
-        else:
             self._send_usage(jid, calls)
             self.out.put(("done", jid, result, calls))
+        except asyncio.CancelledError:
+            return
+        except BaseException as e:  # the job raised, or its result cannot be pickled
+            self._send_usage(jid, calls)
+            self.out.put(_failure(jid, e, calls))
         finally:
             self.tasks.pop(jid, None)
             self.unsent.pop(jid, None)
@@ -547,6 +785,7 @@ class _Worker:
 
 
 def _failure(jid: int, e: BaseException, calls: JobCalls | None) -> tuple:
-    """The message for a job that raised `e`: the failure as the parent raises it (`worker_errors.transportable`:
-    an exception group's first cause, a model's error staying the model's), with what its calls cost (`calls`)."""
+    """The message for a job that raised `e` (or could not be loaded, or whose result cannot be pickled): the
+    failure as the parent raises it (`worker_errors.transportable`: an exception group's first cause, a model's
+    error staying the model's), with what its calls cost (`calls`)."""
     return ("raised", jid, transportable(e), calls)

@@ -556,8 +556,9 @@ async def run_searches(
     progress = [SettingProgress(s, run.stories_per_setting) for s in settings]
     sem = asyncio.Semaphore(max(1, parallel_settings))
     pool = None
+    failed: list[str] = []  # settings whose job killed its worker process again and again
     if workers > 1:
-        from tombench.generators.exploretom.search.pool import SearchPool, usable_workers
+        from tombench.generators.exploretom.search.pool import JobKilledWorker, SearchPool, usable_workers
 
         if (n := usable_workers(min(workers, max(1, len(settings))))) > 1:
             pool = SearchPool(n)
@@ -570,8 +571,12 @@ async def run_searches(
                 kept = await search_setting(p.setting, ctxs, answer, run, done_attempts=done.get(sid, {}),
                                             on_attempt=write_attempt, progress=p, on_update=on_update)
             else:
-                kept, _ = await pool.run(setting_job, (p.setting, ctxs, run, done.get(sid, {})), answer,
-                                         _SettingEvents(p, write_attempt, on_update))
+                try:
+                    kept, _ = await pool.run(setting_job, (p.setting, ctxs, run, done.get(sid, {})), answer,
+                                             _SettingEvents(p, write_attempt, on_update))
+                except JobKilledWorker as e:  # this setting alone: the others go on
+                    failed.append(f"{sid} ({e})")
+                    return
             for rec in kept:
                 # known by content identity: the same story is never written twice into one run
                 if _record_digest(rec) not in written.get(sid, set()):
@@ -582,6 +587,9 @@ async def run_searches(
     finally:
         if pool is not None:
             pool.close()
+    if failed:
+        raise JobKilledWorker(f"the search of setting {', '.join(failed)} failed; the other settings' results are "
+                              f"written in {out_dir}")
     return progress
 
 
