@@ -1,0 +1,31 @@
+"""Every relative link in the user docs (README.md, docs/, each eval's README) names a file of the repository: a page
+a doc cites must be here, not in a folder beside the checkout."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md")), *sorted((ROOT / "tombench").rglob("README.md"))]
+#: a Markdown link or image: [text](target) with an optional "title"
+LINK = re.compile(r"!?\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
+
+
+def _relative_links(page: Path) -> list[str]:
+    """The link targets of a page that point into the repository (no scheme, no bare anchor)."""
+    text = re.sub(r"```.*?```", "", page.read_text(encoding="utf-8"), flags=re.S)  # code blocks are not links
+    return [t for t in LINK.findall(text) if not re.match(r"[a-z][a-z0-9+.-]*:", t) and not t.startswith("#")]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_relative_link_names_a_file_here(page: Path) -> None:
+    missing = [t for t in _relative_links(page) if not (page.parent / t.split("#", 1)[0]).resolve().exists()]
+    assert not missing, f"{page.relative_to(ROOT)} links to files that are not in the repository: {missing}"
+
+
+def test_no_page_cites_a_file_outside_the_repository() -> None:
+    outside = [str(p.relative_to(ROOT)) for p in PAGES if "../shared/" in p.read_text(encoding="utf-8")]
+    assert not outside, f"pages citing ../shared/ (not part of the repository): {outside}"
