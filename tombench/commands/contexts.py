@@ -11,7 +11,6 @@ only what is missing.
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from rich.table import Table
 
 from tombench.cli import UserError
 from tombench.commands._common import output_file, resolve_model, user_errors
+from tombench.kit import aio
 
 _console = Console(stderr=True)
 
@@ -130,7 +130,7 @@ def contexts(
 
         with user_errors(stopped="context generation", saved=f"accepted contexts are saved in {out}"):
             try:
-                report = asyncio.run(
+                report = aio.run(
                     generate_contexts(
                         writer,
                         n,

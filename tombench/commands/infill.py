@@ -12,7 +12,6 @@ others their remaining rounds (`--story-attempts`), asked anew. See docs/infill-
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +22,7 @@ from rich.table import Table
 
 from tombench.cli import UserError
 from tombench.commands._common import output_file, percent, resolve_model, user_errors
+from tombench.kit import aio
 
 _console = Console(stderr=True)
 
@@ -171,7 +171,7 @@ def infill(
             )
 
         with user_errors(InfillError, stopped="infilling", saved=f"finished rounds are saved in {out}"):
-            report = asyncio.run(
+            report = aio.run(
                 infill_file(
                     writer,
                     stories,

@@ -11,7 +11,6 @@ Both commands append results as they finish; re-running the same command resumes
 
 from __future__ import annotations
 
-import asyncio
 import random
 from collections.abc import Coroutine
 from pathlib import Path
@@ -24,6 +23,7 @@ from rich.table import Table
 
 from tombench.cli import UserError
 from tombench.commands._common import output_file, resolve_model
+from tombench.kit import aio
 
 T = TypeVar("T")
 _console = Console(stderr=True)
@@ -41,7 +41,7 @@ def _model(name: str, role: str, max_retries: int) -> Any:
 
 def _run(coro: Coroutine[Any, Any, T], what: str) -> T:
     try:
-        return asyncio.run(coro)
+        return aio.run(coro)
     except UserError:
         raise
     except Exception as e:  # provider/network failures end the run; finished rows are already on disk

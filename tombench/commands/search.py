@@ -9,7 +9,6 @@ Interrupt it and run the same command again: it resumes from `--out`.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -21,6 +20,7 @@ from rich.table import Table
 
 from tombench.cli import UserError
 from tombench.commands._common import checked_int, checked_ints
+from tombench.kit import aio
 
 if TYPE_CHECKING:
     from tombench.dsl import Context, Setting
@@ -233,7 +233,7 @@ def _run_with_progress(console: Console, settings: list[Setting], ctxs: list[Con
 
         try:
             with search_gc():
-                return asyncio.run(run_searches(settings, ctxs, answer, run, out_dir,
+                return aio.run(run_searches(settings, ctxs, answer, run, out_dir,
                                                 parallel_settings=parallel_settings, on_update=on_update,
                                                 setting_indices=indices, workers=workers))
         except KeyboardInterrupt:

@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections import Counter
 from collections.abc import Coroutine
@@ -23,6 +22,7 @@ from rich.table import Table
 
 from tombench.cli import UserError
 from tombench.commands._common import output_dir, output_file, resolve_model
+from tombench.kit import aio
 
 T = TypeVar("T")
 _console = Console(stderr=True)
@@ -34,7 +34,7 @@ def _model(name: str, max_connections: int | None) -> Any:
 
 def _run(coro: Coroutine[Any, Any, T], what: str) -> T:
     try:
-        return asyncio.run(coro)
+        return aio.run(coro)
     except UserError:
         raise
     except Exception as e:  # noqa: BLE001 - provider/network failures end the run; finished work is already saved
