@@ -32,10 +32,11 @@ def _served(server: Any) -> int:
     return httpx.get(server.stats, timeout=5.0).json()["tokens"]
 
 
-def _eval(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, workers: int, **config: Any) -> EvalLog:
+def _eval(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, workers: int, budget: int = OPTIONS["budget"],
+          **config: Any) -> EvalLog:
     monkeypatch.setenv("INSPECT_CACHE_DIR", str(tmp_path / name / "cache"))
-    (log,) = eval(exploretom_adversarial(**OPTIONS, workers=workers), model=MODEL, log_dir=str(tmp_path / name),
-                  display="none", max_connections=CONNECTIONS, **config)
+    (log,) = eval(exploretom_adversarial(**{**OPTIONS, "budget": budget}, workers=workers), model=MODEL,
+                  log_dir=str(tmp_path / name), display="none", max_connections=CONNECTIONS, **config)
     assert log.status == "success", log.error
     return log
 
@@ -102,10 +103,10 @@ def test_a_cost_limit_stops_the_search_in_workers(tmp_path, monkeypatch) -> None
 @pytest.mark.timeout(180)
 def test_a_time_limit_stops_the_search_in_workers(tmp_path, monkeypatch) -> None:
     with standin(monkeypatch, "--latency", "0.05") as server:
-        # the workers started and their model built first (a cold start can take the whole limit on a busy machine)
-        _eval(tmp_path, monkeypatch, "warm", 2, token_limit=LIMIT)
         before = _served(server)
-        log = _eval(tmp_path, monkeypatch, "timed", 2, time_limit=3)
+        # the workers start with the eval (and end with it): the limit leaves room for their start-up on a busy
+        # machine, and the budget (2,000 calls at 50 ms, 4 at a time: 25 s or more) outlasts the limit
+        log = _eval(tmp_path, monkeypatch, "timed", 2, budget=2000, time_limit=12)
         now, later = _stopped(server)
     sample = _search_sample(log)
     assert sample.limit is not None and sample.limit.type == "time"
