@@ -178,9 +178,16 @@ def main(ctx: click.Context) -> None:
     _handle_ending_signals(ctx)
 
 
-def run() -> None:  # pragma: no cover - thin wrapper for `python -m tombench`
+def run() -> None:  # pragma: no cover - thin wrapper: the `tombench` command and `python -m tombench`
+    """The command line's entry point: `main`, then the process's exit with Ctrl-C ignored. Once the command is
+    over (its results written or its error printed) only the interpreter's exit is left (the search's workers
+    stopped by their bounded clean-up); a Ctrl-C landing there would kill the process by the signal without a word
+    (Python puts the default action back as it finalises), where the work is done and its exit code already set."""
     try:
         main(standalone_mode=True)
     except KeyboardInterrupt:
         click.echo("interrupted", err=True)
         sys.exit(130)
+    finally:
+        if threading.current_thread() is threading.main_thread():
+            signal.signal(signal.SIGINT, signal.SIG_IGN)
