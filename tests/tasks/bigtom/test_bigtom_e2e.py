@@ -9,25 +9,19 @@ from typing import Any
 
 import pytest
 from inspect_ai import eval as inspect_eval
-from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
+from inspect_ai.model import Model
 
+from tests.tasks.mockllm import metrics, scripted
 from tombench.tasks.bigtom import bigtom
 from tombench.tasks.bigtom.bigtom import CONDITIONS, INSTRUCTION, VARIABLES
 
 FIXTURE = Path(__file__).parent / "fixtures" / "bigtom.csv"
 
 
-def scripted(task: Any, answer: Callable[[str, Mapping[str, Any]], str]) -> Any:
-    """A mockllm model whose reply to each prompt is `answer(target key, metadata)` of the sample asked."""
-    by_prompt = {str(s.input): (str(s.target), s.metadata) for s in task.dataset}
-
-    def reply(messages: list[ChatMessage], *_: Any) -> ModelOutput:
-        assert messages[0].role == "system" and messages[0].text == INSTRUCTION
-        out = ModelOutput.from_content("mockllm/model", answer(*by_prompt[messages[-1].text]))
-        out.usage = ModelUsage(input_tokens=150, output_tokens=12, total_tokens=162)  # mockllm's own count downloads a tokenizer
-        return out
-
-    return get_model("mockllm/model", custom_outputs=reply, memoize=False)
+def _model(task: Any, answer: Callable[[str, Mapping[str, Any]], str]) -> Model:
+    """The scripted model replying `answer(target key, metadata)` to each sample, after the paper's instruction."""
+    return scripted(task.dataset, lambda s: answer(str(s.target), s.metadata), system=INSTRUCTION, input_tokens=150,
+                    output_tokens=12)
 
 
 def _say(key: str, md: Mapping[str, Any]) -> str:
@@ -50,10 +44,10 @@ def _other(key: str) -> str:
 )
 def test_accuracy_in_every_cell(tmp_path: Path, answer: Callable[..., str], expected: float) -> None:
     task = bigtom(data=str(FIXTURE))
-    (log,) = inspect_eval(task, model=scripted(task, answer), log_dir=str(tmp_path), display="none")
+    (log,) = inspect_eval(task, model=_model(task, answer), log_dir=str(tmp_path), display="none")
     assert log.status == "success", log.error
     assert log.results.total_samples == log.results.completed_samples == len(task.dataset) == 48
-    m = {k: v.value for score in log.results.scores for k, v in score.metrics.items()}
+    m = metrics(log)
     assert m["accuracy"] == expected and m["chance"] == 0.5
     for variable in VARIABLES:
         for condition in CONDITIONS:
@@ -69,10 +63,10 @@ def test_false_belief_failure_shows_in_its_cells(tmp_path: Path) -> None:
         return _say(_other(key) if md["condition"] == "false_belief" else key, md)
 
     task = bigtom(data=str(FIXTURE), variable="forward_belief,forward_action")
-    (log,) = inspect_eval(task, model=scripted(task, answer), log_dir=str(tmp_path), display="none")
+    (log,) = inspect_eval(task, model=_model(task, answer), log_dir=str(tmp_path), display="none")
     assert log.status == "success", log.error
     assert log.results.total_samples == 32
-    m = {k: v.value for score in log.results.scores for k, v in score.metrics.items()}
+    m = metrics(log)
     assert m["condition=false_belief"] == 0.0
     assert m["condition=true_belief"] == m["condition=true_control"] == m["condition=false_control"] == 1.0
     assert m["accuracy"] == 0.75 and "cell=backward_belief/true_belief" not in m

@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 from inspect_ai import eval as inspect_eval
-from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
+from inspect_ai.model import Model
 
+from tests.tasks.mockllm import metrics, scripted
 from tombench.tasks.fantom import fantom
 
 FIXTURE = Path(__file__).parent / "fixtures" / "fantom_v1.json"
@@ -43,29 +44,18 @@ def wrong_answer(md: Mapping[str, Any]) -> str:
     return "I could not say."
 
 
-def scripted(task: Any, answer: Callable[[Mapping[str, Any]], str]) -> Any:
-    """A mockllm model whose reply to each prompt is `answer(metadata of the sample asked)`."""
-    by_prompt = {str(s.input): s.metadata for s in task.dataset}
-
-    def reply(messages: list[ChatMessage], *_: Any) -> ModelOutput:
-        out = ModelOutput.from_content("mockllm/model", answer(by_prompt[messages[-1].text]))
-        out.usage = ModelUsage(input_tokens=100, output_tokens=10, total_tokens=110)  # mockllm's own count downloads a tokenizer
-        return out
-
-    return get_model("mockllm/model", custom_outputs=reply, memoize=False)
-
-
-def _metrics(log: Any) -> dict[str, float]:
-    return {k: m.value for score in log.results.scores for k, m in score.metrics.items()}
+def _model(task: Any, answer: Callable[[Mapping[str, Any]], str]) -> Model:
+    """The scripted model replying `answer(metadata)` to each sample."""
+    return scripted(task.dataset, lambda s: answer(s.metadata), output_tokens=10)
 
 
 @pytest.mark.parametrize(("context", "aggregate", "samples"), [("short", "set", 25), ("full", "conversation", 26)])
 def test_right_answers_score_every_set(tmp_path: Path, context: str, aggregate: str, samples: int) -> None:
     task = fantom(data=str(FIXTURE), context=context, aggregate=aggregate)
-    (log,) = inspect_eval(task, model=scripted(task, right_answer), log_dir=str(tmp_path), display="none")
+    (log,) = inspect_eval(task, model=_model(task, right_answer), log_dir=str(tmp_path), display="none")
     assert log.status == "success", log.error
     assert log.results.total_samples == log.results.completed_samples == len(task.dataset) == samples
-    m = _metrics(log)
+    m = metrics(log)
     assert m["all_star"] == m["all"] == m["accuracy"] == 1.0
     assert m["control:all_star"] == m["control:all"] == 1.0
     assert m["answerability_binary_f1"] == m["info_binary_f1"] == 1.0
@@ -75,10 +65,10 @@ def test_right_answers_score_every_set(tmp_path: Path, context: str, aggregate: 
 
 def test_wrong_answers_score_no_set(tmp_path: Path) -> None:
     task = fantom(data=str(FIXTURE))
-    (log,) = inspect_eval(task, model=scripted(task, wrong_answer), log_dir=str(tmp_path), display="none")
+    (log,) = inspect_eval(task, model=_model(task, wrong_answer), log_dir=str(tmp_path), display="none")
     assert log.status == "success", log.error
     assert log.results.total_samples == 25
-    m = _metrics(log)
+    m = metrics(log)
     assert m["all_star"] == m["all"] == m["accuracy"] == 0.0
     assert m["control:all_star"] == 0.0 and m["fact_token_f1"] == 0.0
     assert m["all_star:n"] == 2.0 and m["control:all_star:n"] == 1.0  # two inaccessible sets, one accessible

@@ -5,13 +5,13 @@ record)."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
-from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ModelUsage, get_model
 
+from tests.tasks.mockllm import metrics as log_metrics
+from tests.tasks.mockllm import scripted
 from tombench.tasks.hitom import hitom
 
 FIXTURE = Path(__file__).parent / "fixtures" / "Hi-ToM_data.json"
@@ -22,20 +22,7 @@ def _records(prompting: str) -> int:
     return sum(1 for r in raw["data"] if r["prompting_type"] == prompting)
 
 
-def scripted(reply: Callable[[Sample], str], samples: list[Sample]) -> Model:
-    """mockllm/model answering each sample's prompt with `reply(sample)` (looked up by prompt: order-independent)."""
-    by_prompt = {str(s.input): s for s in samples}
 
-    def output(messages: list[ChatMessage], tools: object, tool_choice: object, config: GenerateConfig) -> ModelOutput:
-        out = ModelOutput.from_content(model="mockllm/model", content=reply(by_prompt[messages[-1].text]))
-        out.usage = ModelUsage(input_tokens=300, output_tokens=3, total_tokens=303)  # no tokenizer download
-        return out
-
-    return get_model("mockllm/model", custom_outputs=output, memoize=False)
-
-
-def _metrics(log) -> dict[str, float]:  # noqa: ANN001 - an EvalLog
-    return {k: m.value for score in log.results.scores for k, m in score.metrics.items()}
 
 
 def _wrong_letter(sample: Sample) -> str:
@@ -47,21 +34,21 @@ def test_right_and_wrong_letters_vanilla_prompting(tmp_path: Path) -> None:
     task = hitom(data=str(FIXTURE))
     samples = list(task.dataset)
     assert len(samples) == _records("VP") == 10
-    (log,) = inspect_eval(task, model=scripted(lambda s: f"Answer: {s.target}", samples), log_dir=str(tmp_path),
+    (log,) = inspect_eval(task, model=scripted(samples, lambda s: f"Answer: {s.target}", input_tokens=300), log_dir=str(tmp_path),
                           display="none")
     assert log.status == "success"
     assert log.results.total_samples == log.results.completed_samples == 10
-    metrics = _metrics(log)
+    metrics = log_metrics(log)
     assert metrics["accuracy"] == 1.0
     assert all(metrics[f"order={k}"] == 1.0 and metrics[f"order={k}:n"] == 2 for k in range(5))
     assert metrics["tell=True"] == metrics["tell=False"] == 1.0
     assert metrics["chance"] == 1 / 15  # 15 lettered options per question
     assert metrics["accuracy_ci_low"] < 1.0 == metrics["accuracy_ci_high"]  # Wilson interval of 10/10
 
-    (log,) = inspect_eval(hitom(data=str(FIXTURE)), model=scripted(_wrong_letter, samples), log_dir=str(tmp_path),
+    (log,) = inspect_eval(hitom(data=str(FIXTURE)), model=scripted(samples, _wrong_letter, input_tokens=300), log_dir=str(tmp_path),
                           display="none")
     assert log.status == "success" and log.results.total_samples == 10
-    assert _metrics(log)["accuracy"] == 0.0
+    assert log_metrics(log)["accuracy"] == 0.0
 
 
 def test_chain_of_thought_half_reads_letter_and_text(tmp_path: Path) -> None:
@@ -77,9 +64,9 @@ def test_chain_of_thought_half_reads_letter_and_text(tmp_path: Path) -> None:
         other = options[s.metadata["letters"].index(_wrong_letter(s))]
         return f"{s.target}. {s.metadata['answer_text']}\n\nExplanation: it was never moved to the {other}."
 
-    (log,) = inspect_eval(task, model=scripted(answer_then_explain, samples), log_dir=str(tmp_path), display="none")
+    (log,) = inspect_eval(task, model=scripted(samples, answer_then_explain, input_tokens=300), log_dir=str(tmp_path), display="none")
     assert log.status == "success" and log.results.total_samples == 1
-    assert _metrics(log)["accuracy"] == 1.0
+    assert log_metrics(log)["accuracy"] == 1.0
     assert log.samples[0].scores["choice_answer"].metadata["read"] == samples[0].target
 
 
@@ -88,10 +75,10 @@ def test_filters_keep_the_asked_slice(tmp_path: Path) -> None:
     task = hitom(data=str(FIXTURE), order="3,4", tell=True, length="1")
     samples = list(task.dataset)
     assert len(samples) == 2
-    (log,) = inspect_eval(task, model=scripted(lambda s: f"The answer is {s.target}.", samples),
+    (log,) = inspect_eval(task, model=scripted(samples, lambda s: f"The answer is {s.target}.", input_tokens=300),
                           log_dir=str(tmp_path), display="none")
     assert log.status == "success" and log.results.total_samples == 2
-    metrics = _metrics(log)
+    metrics = log_metrics(log)
     assert metrics["accuracy"] == 1.0
     assert metrics["order=3:n"] == metrics["order=4:n"] == 1 and metrics["tell=True:n"] == 2
     assert "tell=False" not in metrics

@@ -3,14 +3,13 @@ authors' `opentom_data/` layout (2 stories, 46 questions over the seven genres; 
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
-from inspect_ai.model import ChatMessage, GenerateConfig, Model, ModelOutput, ModelUsage, get_model
 
+from tests.tasks.mockllm import metrics, scripted
 from tombench.scorers.suites.opentom import GENRES
 from tombench.tasks.opentom import opentom
 
@@ -25,20 +24,7 @@ _OTHER = {
 }
 
 
-def scripted(reply: Callable[[Sample], str], samples: list[Sample]) -> Model:
-    """mockllm/model answering each sample's prompt with `reply(sample)` (looked up by prompt: order-independent)."""
-    by_prompt = {str(s.input): s for s in samples}
 
-    def output(messages: list[ChatMessage], tools: object, tool_choice: object, config: GenerateConfig) -> ModelOutput:
-        out = ModelOutput.from_content(model="mockllm/model", content=reply(by_prompt[messages[-1].text]))
-        out.usage = ModelUsage(input_tokens=500, output_tokens=3, total_tokens=503)  # no tokenizer download
-        return out
-
-    return get_model("mockllm/model", custom_outputs=output, memoize=False)
-
-
-def _metrics(log) -> dict[str, float]:  # noqa: ANN001 - an EvalLog
-    return {k: m.value for score in log.results.scores for k, m in score.metrics.items()}
 
 
 def _wrong(sample: Sample) -> str:
@@ -55,12 +41,12 @@ def test_gold_answers_score_1_by_our_reading_and_the_authors_cells(tmp_path: Pat
     task = opentom(data=str(FIXTURE))
     samples = list(task.dataset)
     assert len(samples) == 46
-    (log,) = inspect_eval(task, model=scripted(lambda s: str(s.target), samples), log_dir=str(tmp_path),
+    (log,) = inspect_eval(task, model=scripted(samples, lambda s: str(s.target), input_tokens=500), log_dir=str(tmp_path),
                           display="none")
     assert log.status == "success"
     assert log.results.total_samples == log.results.completed_samples == 46
     assert log.eval.metadata["headline"] == "macro_f1"
-    m = _metrics(log)
+    m = metrics(log)
     assert m["accuracy"] == 1.0 and m["strict_f1"] == 1.0 and m["unreadable"] == 0.0
     assert all(m[f"genre={g}"] == 1.0 and m[f"strict_f1:genre={g}"] == 1.0 for g in GENRES)
     for genre in ("loc_coarse_fo", "loc_coarse_so", "multihop_fo", "multihop_so", "attitude"):
@@ -83,9 +69,9 @@ def test_wrong_labels_score_0(tmp_path: Path) -> None:
     each of the authors' label cells."""
     task = opentom(data=str(FIXTURE))
     samples = list(task.dataset)
-    (log,) = inspect_eval(task, model=scripted(_wrong, samples), log_dir=str(tmp_path), display="none")
+    (log,) = inspect_eval(task, model=scripted(samples, _wrong, input_tokens=500), log_dir=str(tmp_path), display="none")
     assert log.status == "success" and log.results.total_samples == 46
-    m = _metrics(log)
+    m = metrics(log)
     assert m["accuracy"] == 0.0 and m["strict_f1"] == 0.0 and m["unreadable"] == 0.0
     for genre in ("loc_coarse_fo", "loc_coarse_so", "multihop_fo", "multihop_so", "attitude"):
         assert m[f"macro_f1:genre={genre}"] == 0.0, genre
@@ -99,10 +85,10 @@ def test_long_narrative_with_label_genres_only(tmp_path: Path) -> None:
     assert len(samples) == 3
     normal = {s.id: str(s.input) for s in opentom(data=str(FIXTURE), genre="attitude,loc_coarse_fo").dataset}
     assert all(len(str(s.input)) > len(normal[s.id]) for s in samples)  # the same questions on the long narrative
-    (log,) = inspect_eval(task, model=scripted(lambda s: f"{s.target}.", samples), log_dir=str(tmp_path),
+    (log,) = inspect_eval(task, model=scripted(samples, lambda s: f"{s.target}.", input_tokens=500), log_dir=str(tmp_path),
                           display="none")
     assert log.status == "success" and log.results.total_samples == 3
-    m = _metrics(log)
+    m = metrics(log)
     assert m["accuracy"] == 1.0 and m["macro_f1"] == 1.0
     assert m["chance"] == pytest.approx((1 / 2 + 1 / 2 + 1 / 3) / 3)
     assert log.eval.metadata["narrative"] == "long" and log.eval.metadata["dataset_records"] == 23

@@ -9,24 +9,17 @@ from typing import Any
 
 import pytest
 from inspect_ai import eval as inspect_eval
-from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
+from inspect_ai.model import Model
 
+from tests.tasks.mockllm import metrics, scripted
 from tombench.tasks.simpletom import simpletom
 
 FIXTURE = Path(__file__).parent / "fixtures"
 
 
-def scripted(task: Any, answer: Callable[[str, Mapping[str, Any]], str]) -> Any:
-    """A mockllm model whose reply to each prompt is `answer(target letter, metadata)` of the sample asked."""
-    by_prompt = {str(s.input): (str(s.target), s.metadata) for s in task.dataset}
-
-    def reply(messages: list[ChatMessage], *_: Any) -> ModelOutput:
-        assert messages[0].role == "system" and messages[0].text == "You are a helpful assistant."
-        out = ModelOutput.from_content("mockllm/model", answer(*by_prompt[messages[-1].text]))
-        out.usage = ModelUsage(input_tokens=100, output_tokens=3, total_tokens=103)  # mockllm's own count downloads a tokenizer
-        return out
-
-    return get_model("mockllm/model", custom_outputs=reply, memoize=False)
+def _model(task: Any, answer: Callable[[str, Mapping[str, Any]], str]) -> Model:
+    """The scripted model replying `answer(target letter, metadata)` to each sample, after the system message."""
+    return scripted(task.dataset, lambda s: answer(str(s.target), s.metadata), system="You are a helpful assistant.")
 
 
 def _other(letter: str) -> str:
@@ -35,10 +28,10 @@ def _other(letter: str) -> str:
 
 def _run(tmp_path: Path, answer: Callable[[str, Mapping[str, Any]], str]) -> dict[str, float]:
     task = simpletom(data=str(FIXTURE))
-    (log,) = inspect_eval(task, model=scripted(task, answer), log_dir=str(tmp_path), display="none")
+    (log,) = inspect_eval(task, model=_model(task, answer), log_dir=str(tmp_path), display="none")
     assert log.status == "success", log.error
     assert log.results.total_samples == log.results.completed_samples == len(task.dataset) == 6
-    return {k: m.value for score in log.results.scores for k, m in score.metrics.items()}
+    return metrics(log)
 
 
 @pytest.mark.parametrize(

@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 from inspect_ai import eval as inspect_eval
-from inspect_ai.model import ChatMessage, ModelOutput, ModelUsage, get_model
+from inspect_ai.model import ChatMessage
 
+from tests.tasks.mockllm import reply_model
 from tombench.scorers.suites.tom_bench import PAPER_TASKS
 from tombench.tasks.tom_bench import tom_bench
 
@@ -40,7 +41,7 @@ def scripted(task: Any, plan: Plan) -> Any:
         meant[header] = {"right": right, "wrong": wrong}
     asked: Counter[str] = Counter()
 
-    def reply(messages: list[ChatMessage], *_: Any) -> ModelOutput:
+    def reply(messages: list[ChatMessage]) -> str:
         text = messages[-1].text
         heading = next(h for h in HEADINGS if h in text)
         header, options = text.split(heading)
@@ -51,11 +52,9 @@ def scripted(task: Any, plan: Plan) -> Any:
             content = "I cannot tell from the story."
         else:
             content = f"[[{'ABCD'[shown.index(meant[header][what])]}]]"
-        out = ModelOutput.from_content("mockllm/model", content)
-        out.usage = ModelUsage(input_tokens=200, output_tokens=5, total_tokens=205)  # mockllm's own count downloads a tokenizer
-        return out
+        return content
 
-    return get_model("mockllm/model", custom_outputs=reply, memoize=False)
+    return reply_model(reply, input_tokens=200, output_tokens=5)
 
 
 def _run(tmp_path: Path, plan: Plan, samples: int, **options: Any) -> dict[str, float]:
