@@ -101,12 +101,14 @@ def _closed_port() -> int:
 
 
 @pytest.mark.timeout(120)
-def test_a_closed_port_ends_the_search_in_one_line_within_its_timeout(tmp_path, monkeypatch):
-    """Against a server that is not there the client retries for as long as Inspect lets it: --timeout bounds it."""
+@pytest.mark.parametrize("workers", ["1", "2"])
+def test_a_closed_port_ends_the_search_in_one_line_within_its_timeout(tmp_path, monkeypatch, workers):
+    """Against a server that is not there the client retries for as long as Inspect lets it: --timeout bounds it.
+    With worker processes the calls are made in them: the same one line (the model's own error, not the workers')."""
     monkeypatch.setenv("LOCAL_BASE_URL", f"http://127.0.0.1:{_closed_port()}/v1")
     monkeypatch.setenv("LOCAL_API_KEY", "x")
     args = [a if a != "tombench/recency" else "openai-api/local/nosuch" for a in ARGS]
-    r = CliRunner().invoke(main, [*args, "--workers", "1", "--timeout", "2", "--out", str(tmp_path / "run")])
+    r = CliRunner().invoke(main, [*args, "--workers", workers, "--timeout", "2", "--out", str(tmp_path / "run")])
     assert r.exit_code == 2, r.output
     assert r.output.strip().splitlines()[-1] == ("error: cannot reach model openai-api/local/nosuch: "
                                                  "APIConnectionError: Connection error.")
