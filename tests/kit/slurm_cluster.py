@@ -79,17 +79,20 @@ class Cluster:
         """Submit a job from `work` and return its id."""
         return self.run("sbatch", "--parsable", *args, env=env).strip().split(";")[0]
 
-    def jobs(self) -> list[str]:
-        """The ids of the jobs still queued or running."""
-        return self.run("squeue", "-h", "-o", "%i").split()
+    def jobs(self) -> set[str]:
+        """The ids of the jobs still queued or running (an array's, once for all its tasks)."""
+        return set(self.run("squeue", "-h", "-o", "%F").split())
 
-    def wait_for_jobs(self, timeout: float) -> None:
-        """Until the queue is empty; raises TimeoutError naming what is left."""
-        _wait(lambda: not self.jobs(), timeout, lambda: f"jobs still in the queue after {timeout:.0f} s: {self.jobs()}")
+    def wait_for_jobs(self, timeout: float, *job_ids: str) -> None:
+        """Until those jobs (or all) have left the queue; raises TimeoutError naming what is left."""
+        def left() -> set[str]:
+            return self.jobs() & set(job_ids) if job_ids else self.jobs()
+
+        _wait(lambda: not left(), timeout, lambda: f"jobs still in the queue after {timeout:.0f} s: {sorted(left())}")
 
     def states(self, job_id: str) -> list[tuple[str, str]]:
-        """(JobState, ExitCode) of a job, one pair per task of an array, in task order (`scontrol show job`: a
-        finished job stays there for MinJobAge, 300 s by default)."""
+        """(JobState, ExitCode) of a job, one pair per task of an array, in task order (`scontrol show job`: no
+        accounting here, and a finished job stays there for MinJobAge)."""
         lines = self.run("scontrol", "-o", "show", "job", job_id).splitlines()
         fields = [dict(re.findall(r"(\w+)=(\S*)", line)) for line in lines if line.strip()]
         fields.sort(key=lambda f: int(f.get("ArrayTaskId", "0")))
@@ -125,8 +128,7 @@ def _config(cluster: Cluster, ctld_port: int, slurmd_port: int) -> str:
         "SelectType": "select/cons_tres", "SelectTypeParameters": "CR_CPU",
         "JobAcctGatherType": "jobacct_gather/none", "AccountingStorageType": "accounting_storage/none",
         "JobCompType": "jobcomp/none", "ReturnToService": 2,
-        # a job whose dependency failed is cancelled, not left pending for ever (the merge after a failed shard)
-        "SchedulerParameters": "kill_invalid_depend",
+        "MinJobAge": 3600,  # a finished job's state stays in `scontrol show job` for the test's whole length
     }
     lines = [f"{key}={value}" for key, value in settings.items()]
     lines.append(f"NodeName=localhost NodeAddr=127.0.0.1 CPUs={os.cpu_count() or 1} RealMemory={memory_mb} "
@@ -220,7 +222,7 @@ def _stop(cluster: Cluster) -> None:
     if any(name == "slurmctld" for name, _ in cluster.daemons):
         with contextlib.suppress(RuntimeError, subprocess.SubprocessError, TimeoutError, OSError):
             if jobs := cluster.jobs():
-                cluster.run("scancel", *jobs)
+                cluster.run("scancel", *sorted(jobs))
                 cluster.wait_for_jobs(STOP_TIMEOUT)
     for _, proc in reversed(cluster.daemons):
         proc.terminate()
