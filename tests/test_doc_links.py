@@ -40,3 +40,12 @@ def test_every_relative_link_names_a_file_here(page: Path) -> None:
 def test_no_page_cites_a_file_outside_the_repository() -> None:
     outside = [str(p.relative_to(ROOT)) for p in PAGES if "../shared/" in p.read_text(encoding="utf-8")]
     assert not outside, f"pages citing ../shared/ (not part of the repository): {outside}"
+
+
+def test_every_page_is_in_the_navigation() -> None:
+    """docs/SUMMARY.md is the site's navigation (mkdocs-literate-nav): a page missing from it is on no menu."""
+    nav = (ROOT / "docs" / "SUMMARY.md").read_text(encoding="utf-8")
+    listed = {(ROOT / "docs" / target).resolve() for target in LINK.findall(nav)}
+    pages = {p.resolve() for p in (ROOT / "docs").rglob("*.md") if p.name != "SUMMARY.md"}
+    assert not pages - listed, f"pages missing from docs/SUMMARY.md: {sorted(str(p.relative_to(ROOT)) for p in pages - listed)}"
+    assert listed - pages <= GENERATED, f"docs/SUMMARY.md lists pages that do not exist: {sorted(map(str, listed - pages - GENERATED))}"
