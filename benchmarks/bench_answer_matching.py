@@ -6,7 +6,7 @@
     python benchmarks/bench_answer_matching.py --judge local --judge-limit 60   # -T check=judge, SmolLM2 grading
     python benchmarks/bench_answer_matching.py --judge openai/gpt-4o-mini       # any Inspect model as the grader
 
-Prints the Markdown table of docs/answer-matching.md ("The labelled set"). Positive class: the response commits
+Prints the Markdown table of docs/explanation/answer-matching.md ("The labelled set"). Positive class: the response commits
 to the expected answer (the label); precision = share of a check's credits that are right, recall = share of right
 answers it credits; 95% Wilson intervals. The numbers are pinned in tests/dsl/test_answer_labels.py.
 """

@@ -5,7 +5,7 @@
     python benchmarks/bench_answer_styles.py --misses         # list every disagreement
     python benchmarks/bench_answer_styles.py --before d725ed9 # the denial rows before issue #42's readers
 
-Prints the Markdown table of docs/answer-matching.md ("Answer styles across the suites"): per suite, reading
+Prints the Markdown table of docs/explanation/answer-matching.md ("Answer styles across the suites"): per suite, reading
 agreement (the option read is the grader's, or both read nothing) and false credit (an option read that the grader
 does not credit), then the authors' extraction as verdicts against the gold answer (agreement, false credit,
 missed credit). The labelled rows are `tests/scorers/data/answer_styles/*.jsonl` and, as rows of their own ("denials:

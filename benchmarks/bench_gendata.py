@@ -1,4 +1,4 @@
-"""Generated-data pipeline figures for docs/infill-and-export.md (issue #17), offline, with scripted models.
+"""Generated-data pipeline figures for docs/design-notes/infill-and-export.md (issue #17), offline, with scripted models.
 
     tombench search --model tombench/recency --story-types tomi,tomi-object-state --asymmetric plain --people 2,3 \
         --moves 2 --stories-per-setting 3 --budget 20 --out runs/astar

@@ -30,7 +30,7 @@ than `--max-similarity` (tombench.generators.exploretom.search.diversity). Repor
   on the per-story mean); against the `random` target, the held-out accuracy: the kept stories' questions asked
   again with fresh seeds. A target that guesses has nothing to find: the kept stories' accuracy is a selection
   effect (the search picked the stories the guesses happened to miss), and the held-out accuracy shows it
-  (docs/search.md, "What the numbers measure").
+  (docs/design-notes/search.md, "What the numbers measure").
 
 Prints tables; asserts nothing.
 """

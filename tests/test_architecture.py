@@ -1,4 +1,4 @@
-"""The house rules of docs/architecture.md, read from the code's own imports.
+"""The house rules of docs/explanation/architecture.md, read from the code's own imports.
 
 * `dsl/` is pure: it imports only itself and the standard library (no Inspect, no I/O libraries, no other part).
 * `kit/` is the shared kit: it imports only itself and `dsl` (never a part that uses it).

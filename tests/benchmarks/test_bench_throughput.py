@@ -106,7 +106,7 @@ def test_the_live_goals_are_judged_against_the_cli_with_and_without_its_cache() 
 @pytest.mark.timeout(1800)
 def test_live_search_against_a_vllm_server(tmp_path: Path) -> None:
     """Where a vLLM server runs (`vllm serve <model>` on a GPU), the search's calls reach it and the table is
-    printed: TOMBENCH_VLLM_BASE_URL and TOMBENCH_VLLM_MODEL name the server (docs/scale.md, "A real GPU server")."""
+    printed: TOMBENCH_VLLM_BASE_URL and TOMBENCH_VLLM_MODEL name the server (docs/design-notes/scale.md, "A real GPU server")."""
     url, model = os.environ.get("TOMBENCH_VLLM_BASE_URL"), os.environ.get("TOMBENCH_VLLM_MODEL")
     if not (url and model):
         pytest.skip("set TOMBENCH_VLLM_BASE_URL and TOMBENCH_VLLM_MODEL to a running vLLM server")

@@ -1,7 +1,7 @@
 """The labelled set of real answers (tests/dsl/data/answer_labels.jsonl): loading, truth, and each check's scores.
 
 Used by `tests/dsl/test_answer_labels.py` (which pins the numbers) and `benchmarks/bench_answer_matching.py` (which
-prints the table of docs/answer-matching.md). The labelling rules are in docs/answer-matching.md.
+prints the table of docs/explanation/answer-matching.md). The labelling rules are in docs/explanation/answer-matching.md.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The answer matcher against a labelled set of real SmolLM2-135M answers (issue #19): precision and recall, pinned.
 
 The set (tests/dsl/data/answer_labels.jsonl) was generated with tests/dsl/data/make_answer_responses.py and
-labelled by reading each response (rules and debatable cases: docs/answer-matching.md, "The labelled set"). The
+labelled by reading each response (rules and debatable cases: docs/explanation/answer-matching.md, "The labelled set"). The
 table in that doc is printed by `python benchmarks/bench_answer_matching.py`; the counts below must match it, so a
 matcher change that moves them shows up here and the doc is updated with it.
 """

@@ -267,7 +267,7 @@ def test_rollout_skips_doomed_draws_only_at_its_default_stop() -> None:
 GOLDEN = "85327a160bf1278062550db26456b69ae01f8285173881518407d230bf9c6587"
 #: the records behind GOLDEN (name, story, questions, the generator's next draw), kept so that a failure names the
 #: first story and field that changed; rewrite with `python -m tests.dsl.test_equivalence` only when a label change is
-#: meant (docs/dsl-semantics.md)
+#: meant (docs/explanation/dsl-semantics.md)
 GOLDEN_RECORDS = Path(__file__).parent / "data" / "golden_stories.json.gz"
 
 

@@ -68,7 +68,7 @@ def test_every_record_is_a_registered_task_with_a_fixture_and_in_the_docs() -> N
     tasks = {name for name, fn in vars(registry).items()
              if getattr(fn, "__module__", "").startswith(tuple(f"tombench.tasks.{e}." for e in suite_evals))}
     assert {s.task for s in suites()} == tasks
-    table = (ROOT / "docs" / "suites.md").read_text(encoding="utf-8")
+    table = (ROOT / "docs" / "how-to" / "suites.md").read_text(encoding="utf-8")
     readme = (ROOT / "README.md").read_text(encoding="utf-8")
     for s in suites():
         assert (FIXTURES / s.fixture).exists(), s

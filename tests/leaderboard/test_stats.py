@@ -1,4 +1,4 @@
-"""The interval, paired-test and rank rules, with the worked example of docs/leaderboard.md (same numbers, so the docs
+"""The interval, paired-test and rank rules, with the worked example of docs/explanation/statistics.md (same numbers, so the docs
 cannot drift from the code)."""
 
 from __future__ import annotations

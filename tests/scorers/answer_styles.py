@@ -7,7 +7,7 @@ careful human grader credits: an option (a letter, a class label, a container) o
 refusal, reasoning without a conclusion). `gold` is the item's correct answer.
 
 Used by `tests/scorers/test_answer_styles.py` (the thresholds) and `benchmarks/bench_answer_styles.py` (the table
-in docs/answer-matching.md). The authors' readings below are our own re-statements of the rules in their released
+in docs/explanation/answer-matching.md). The authors' readings below are our own re-statements of the rules in their released
 evaluation code (read, not copied): ToMBench `get_results.py`, SimpleToM `inference/utils.py` (`process_answer`),
 BigToM `evaluate_conditions.py`, FANToM `eval_fantom.py`, OpenToM `opentom_evaluator.py`, and ExploreToM's
 `expected in response.lower()` for ToMi.
@@ -25,7 +25,7 @@ DATA = Path(__file__).resolve().parent / "data" / "answer_styles"
 #: The labelled sets: every answer style (issue #31), and replies that name an option only to deny it (issue #42).
 #: In both, the rows marked `"split": "heldout"` were written after the readers were fixed and were not used to
 #: design them (the denial set's 27 held-out rows: first measured 25/27 agreeing, 2 false credits; see
-#: docs/answer-matching.md, "Denials").
+#: docs/explanation/answer-matching.md, "Denials").
 SETS: dict[str, Path] = {"styles": DATA, "denials": DATA.parent / "answer_denials"}
 SUITES: tuple[str, ...] = ("tomi", "hitom", "bigtom", "opentom", "fantom_choice", "fantom_binary", "simpletom",
                            "tombench", "tomsynth")

@@ -1,7 +1,7 @@
 """Every suite's matcher against a careful grader's labels, over every answer style models produce (issue #31 point 3).
 
 The labelled rows are `tests/scorers/data/answer_styles/*.jsonl` (see `answer_styles.py` beside this file); the
-table in docs/answer-matching.md is printed by `python benchmarks/bench_answer_styles.py`.
+table in docs/explanation/answer-matching.md is printed by `python benchmarks/bench_answer_styles.py`.
 """
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def test_the_denial_issue_cases() -> None:
 
 
 def test_the_authors_readings_differ_where_the_doc_says() -> None:
-    """The measured differences reported in docs/answer-matching.md: each authors' reader gives false credit on
+    """The measured differences reported in docs/explanation/answer-matching.md: each authors' reader gives false credit on
     hedges or misreadings (BigToM's substring rule, ToMBench's last-capital fallback, SimpleToM's first key)."""
     for suite in ("bigtom", "tombench", "simpletom", "fantom_choice", "opentom", "tomi"):
         assert S.authors(suite)["false_credit"], suite  # type: ignore[index]

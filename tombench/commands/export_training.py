@@ -7,7 +7,7 @@
 Inputs are JSONL: `tombench search` outputs (any number of runs), `tombench infill` outputs or plain
 `Story.to_dict()` lines; or `tombench search --out` folders, or live adversarial task logs (files or folders), e.g.
 the N shards of one run. Stories are joined by content digest: a story in several files is exported once (raw text,
-plus each accepted infill with the labels its final judge confirmed). See docs/infill-and-export.md.
+plus each accepted infill with the labels its final judge confirmed). See docs/how-to/infill-and-export.md.
 """
 
 from __future__ import annotations

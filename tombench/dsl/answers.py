@@ -18,7 +18,7 @@ Two modes:
   - names and yes/no: what the response denies ("in the box, not the basket", "Not yes.") is not read
     (`tombench.dsl.denials`, the rule every suite's reader shares).
 
-Everything here is a pure function of strings; see docs/answer-matching.md for the decisions and what they cost.
+Everything here is a pure function of strings; see docs/explanation/answer-matching.md for the decisions and what they cost.
 A caller that checks many responses (the search) passes an `AnswerMemo`, which remembers the readings of repeated
 texts for as long as the caller keeps it.
 """

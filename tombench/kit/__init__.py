@@ -1,4 +1,4 @@
-"""The shared kit: the one mechanism for each job that several parts and families need (docs/architecture.md).
+"""The shared kit: the one mechanism for each job that several parts and families need (docs/explanation/architecture.md).
 
 errors (one-line user errors), options (numeric option ranges), intervals (Wilson, bootstrap), metrics (the
 breakdown and interval metrics every scorer logs), format (how a rate is printed), pinning (public data at pinned

@@ -66,7 +66,8 @@ __all__ = ["TESTED_WITH", "PrerequisiteError", "WorkerSettings", "begin_worker_j
            "forget", "record_usage", "running_version", "sample_usage", "worker_settings"]
 
 #: the inspect-ai release these internals were checked against (tests/kit/test_inspect_internals.py runs the live
-#: task with each one hidden); pyproject.toml, README.md and docs/scale.md name it too
+#: task with each one hidden); pyproject.toml, docs/getting-started/install.md and docs/design-notes/scale.md name it
+#: too
 TESTED_WITH = "0.3.285"
 
 logger = logging.getLogger(__name__)

@@ -62,7 +62,7 @@ def bootstrap_interval(
 # --- questions clustered in stories ---------------------------------------------------------------------------------
 #: Prior intra-story correlation of right answers, used where the data cannot estimate it (near 0% and 100%).
 #: Measured on the offline baselines' ExploreToM runs (design effects 2.6-3.4 on stories of 22 questions: 0.08-0.11)
-#: and the range the coverage simulation covers (benchmarks/interval_coverage.py, docs/leaderboard.md).
+#: and the range the coverage simulation covers (benchmarks/interval_coverage.py, docs/explanation/statistics.md).
 PRIOR_ICC = 0.1
 #: Weight of the prior design effect, in minority answers (misses near 100%, hits near 0%): with f minority answers
 #: the estimate counts f / (f + PRIOR_WEIGHT). Few misses cannot show how they cluster; hundreds can.

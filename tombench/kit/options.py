@@ -165,7 +165,7 @@ def check_shard(name: str, value: Any, environ: Mapping[str, str] | None = None)
     the job engine's task index (`scheduler_shard`).
 
     Why here: the CLI's `--shard` and the tasks' `-T shard=` must accept and refuse the same specs (0/2, 3/2, "a/b"
-    are one line each), and `in_shard` must mean the same split in both (docs/scale.md, "Beyond one machine")."""
+    are one line each), and `in_shard` must mean the same split in both (docs/design-notes/scale.md, "Beyond one machine")."""
     if value is None or (isinstance(value, str) and not value.strip()):
         return 1, 1
     k_text, sep, n_text = str(value).strip().partition("/")
@@ -224,7 +224,7 @@ def check_workers(name: str, value: Any) -> int:
     integer >= 1 (1: no worker processes, the search runs in the calling process).
 
     Why here: `tombench search --workers` and `-T workers=` of the live task must mean and refuse the same values
-    (docs/scale.md, "Every core")."""
+    (docs/design-notes/scale.md, "Every core")."""
     if value is None or (isinstance(value, str) and value.strip().lower() in ("", "all")):
         return available_cores()
     n = _as_int(value)

@@ -3,7 +3,7 @@
 Data flows one way: eval log -> `row_from_log` -> `ResultRow` -> `LocalStore` (`add_logs`) -> `push_rows` (Hub
 dataset repo, written through `tombench.kit.hub`), and any set of rows -> `build_view` (`_view.py`) -> `render`
 (`_terminal.py`, `_markdown.py`, `_html.py`). Ranks and paired tests: `_ranking.py` over `_stats.py`. See
-docs/leaderboard.md.
+docs/design-notes/leaderboard.md.
 """
 
 from ._details import Detail, EvalItem, Submission, read_details, submission_from_log

@@ -8,7 +8,7 @@ answers 412 and we start over from the new head, so no submission and no view up
 **What a push costs.** The head's file list comes with the one info call; rows are immutable, so a row already
 known (passed in `known`, e.g. the local copy) is never downloaded again, and the others come from the one
 `data/index.jsonl` (files the index lacks, e.g. written by hand, are read one by one). So a push makes a fixed
-number of requests plus what it adds: it does not list the tree or touch every result file (docs/leaderboard.md
+number of requests plus what it adds: it does not list the tree or touch every result file (docs/design-notes/leaderboard.md
 has the measured counts).
 
 **Truthful claims.** The commit's files are compared with the *parent* commit (the kit preuploads against it), so

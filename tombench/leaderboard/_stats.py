@@ -1,6 +1,6 @@
 """The leaderboard's statistics: intervals, paired tests and the rank rule. Pure functions, no I/O.
 
-The rules, each documented with a worked example and its simulation in docs/leaderboard.md:
+The rules, each documented with a worked example and its simulation in docs/explanation/statistics.md:
 
 * **Interval of a proportion** (a headline accuracy, a breakdown group): the kit's one clustered interval
   (`tombench.kit.intervals.clustered_interval`): Wilson on the effective sample size n / deff, the story design

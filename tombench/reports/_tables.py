@@ -15,7 +15,7 @@ row. A column is one *run*: one model on one task with one set of settings (`_lo
 of one model (adversarial, random, static, transfer) hold different stories, logs with different settings are
 different experiments, and repeats of one configuration are shown apart (run 1, run 2): none is ever pooled. Every
 cell shows its 95% interval and its n: the kit's clustered interval (Wilson on n / design effect, t on stories - 1
-degrees of freedom, the leaderboard's rule, docs/leaderboard.md) over the cell's questions grouped by their story,
+degrees of freedom, the leaderboard's rule, docs/explanation/statistics.md) over the cell's questions grouped by their story,
 so that 22 questions of one story do not count as 22 independent observations and a cell at 0% or 100% stays
 honest; questions without a story id are each their own cluster (plain Wilson).
 

@@ -15,7 +15,7 @@ scorer's logged options.
 
 `check="strict"` (default) reads whole words and counts an answer naming two containers as wrong; `"substring"` is
 the original `expected in response.lower()`, for parity with published numbers; `"judge"` asks a grader model
-(Inspect's model-graded pattern, `--model-role grader=...`). The choice matters: see docs/answer-matching.md for
+(Inspect's model-graded pattern, `--model-role grader=...`). The choice matters: see docs/explanation/answer-matching.md for
 each check's precision and recall on a labelled set of real answers.
 """
 

@@ -18,7 +18,7 @@ Questions come from three sources, asked the paper's way (system "You are a help
 
 Each output line has the prompt's digest (sha256 of the user message), the story, question, expected answer, answer
 type, kind, order, candidates and the response. The labels are added by a person reading each response (see
-docs/answer-matching.md, "The labelled set"): this script never labels anything.
+docs/explanation/answer-matching.md, "The labelled set"): this script never labels anything.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Both persuasion tasks end to end against a REAL model (SmolLM2-135M via llama.cpp, offline; see docs/local-model.md).
+"""Both persuasion tasks end to end against a REAL model (SmolLM2-135M via llama.cpp, offline; see docs/how-to/local-model.md).
 
 The model is far too small to persuade anyone; these tests prove the plumbing with a real provider: every role
 (model under test, persuadee, grader) answers through an OpenAI-compatible API, the tasks finish and log their

@@ -5,7 +5,7 @@ action (`judge_checks`, with the deterministic `precheck` before the judge is pa
 
 The authors' released infiller judges the world state and every first-order belief after each step too (their
 second-order ones are skipped there "since models are quite bad on them"); tombench judges those at the end instead,
-together with every exported label. docs/infill-and-export.md compares the two check by check.
+together with every exported label. docs/design-notes/infill-and-export.md compares the two check by check.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ stop = S and at most 10 sentences, kept whether or not it is desired) give:
 Why both: pooling weights each story by its question count, and long stories with many people ask many
 second-order questions that are never interesting in one room, so the pooled share is 0.007-0.046 below the paper
 (the original code re-run is itself up to 0.041 below it) while the per-story mean lands on both sides of it
-(docs/search.md, "Random-story statistics").
+(docs/explanation/search.md, "Random-story statistics").
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ sequences of at most 300 tokens: a word count would be off by a model-dependent 
 
 Which ones work offline: a `tokenizer.json` file or folder always; a Hub name when it is in the Hugging Face cache
 (set HF_HUB_OFFLINE=1 to make sure nothing is fetched); a tiktoken encoding when its file is in TIKTOKEN_CACHE_DIR
-(tiktoken downloads it once otherwise); a `.gguf` file (or `smollm2`, see docs/local-model.md) through llama.cpp's
+(tiktoken downloads it once otherwise); a `.gguf` file (or `smollm2`, see docs/how-to/local-model.md) through llama.cpp's
 own tokenizer, reading the vocabulary only (`pip install -e '.[local]'`). Special tokens of a chat template are not
 counted: the count is over the plain text of the messages.
 """

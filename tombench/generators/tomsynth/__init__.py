@@ -2,7 +2,7 @@
 
 Paper: ToM-Synth: Scaling Robust Theory of Mind in LLMs via 6,912 Structured Social Units (anonymous ACL
 submission). Usage: `tombench tomsynth generate|qc|export-hf|units`, then `inspect eval tombench/tomsynth -T data=...`.
-See docs/tomsynth.md.
+See docs/how-to/tomsynth.md.
 """
 
 from tombench.generators.tomsynth.generation import GenerationStats, generate_items

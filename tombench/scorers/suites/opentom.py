@@ -9,7 +9,7 @@ two purposes:
   cannot read. It makes the per-genre cells `macro_f1:genre=<cell>` comparable with the paper's Table 3, so it is
   the headline (`opentom_f1`; `macro_f1` is the mean of the cells);
 * ours (`read_label`): the class a careful grader reads (whole words, a hedge or no class is unreadable, `None`;
-  docs/answer-matching.md), so "I don't know" is not a No. It decides right/wrong (accuracy per genre,
+  docs/explanation/answer-matching.md), so "I don't know" is not a No. It decides right/wrong (accuracy per genre,
   `unreadable`) and `strict_f1`, where an unreadable response is a miss of its gold class and multihop has six
   classes.
 

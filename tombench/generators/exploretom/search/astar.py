@@ -23,7 +23,7 @@ Two modes:
   when the frontier runs dry); the rest *refines*: children of the hardest goals found so far, cut at a random
   point or with one action dropped, completed by a random rollout to a desired story (`refinement.refine`). The default,
   ``refine=1``, is all refinement, seeded by over-generation: measured, it beats both over-generation and the A*
-  frontier at equal model calls (docs/search.md). With ``refine=0`` the draws are identical to paper mode's up to
+  frontier at equal model calls (docs/explanation/search.md). With ``refine=0`` the draws are identical to paper mode's up to
   the point where paper mode returns, so that story's g is an upper bound for the improved one.
 
 This module is pure asyncio: the target model is any `Answerer` (an async callable from prompts to responses), so

@@ -30,7 +30,7 @@ __all__ = ["story_shape", "shape_similarity", "sentence_jaccard", "select_distin
 
 T = TypeVar("T")
 
-#: the default cap on `shape_similarity` between two kept stories of a setting (docs/search.md, "Kept stories")
+#: the default cap on `shape_similarity` between two kept stories of a setting (docs/explanation/search.md, "Kept stories")
 DEFAULT_MAX_SIMILARITY = 0.6
 
 #: `select_distinct`: rounds of leaving one kept story out (each round that finds a harder set leaves one more out)

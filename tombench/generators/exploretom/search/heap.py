@@ -1,6 +1,6 @@
 """The garbage collector's settings for a process that runs a long search (`tombench search`, a search worker).
 
-Why: Python's cyclic collector ran a third of the search's CPU per model call (docs/scale.md).
+Why: Python's cyclic collector ran a third of the search's CPU per model call (docs/design-notes/scale.md).
 Every model call through Inspect leaves about a hundred objects in reference cycles (its retry wrapper, a throwaway
 transcript, closures), so the young generation fills every few calls, and each full collection walks everything
 the imports left (Inspect, pydantic, the context bank: 150,000 objects and more) to find nothing to free. Freezing

@@ -1,5 +1,5 @@
 """Improved mode's refinement: spend the rest of a search's budget on fresh stories and edits of the hardest
-goals found so far, aimed at the set of stories the caller will keep (docs/search.md, "Improved mode").
+goals found so far, aimed at the set of stories the caller will keep (docs/explanation/search.md, "Improved mode").
 
 Why: only desired stories can be returned, yet A* pays for the questions of every partial story on the way, and a
 prefix's accuracy predicts its completions' only loosely. Here every call goes to a complete desired story, and what
@@ -53,7 +53,7 @@ REFINE_PARENTS = 3
 #: refinement: share of children that are fresh random stories rather than edits of the hardest goals. Edits alone
 #: get stuck around the first goals found (a local optimum: the hardest goals' neighbours are all as easy), fresh
 #: stories alone are over-generation; half and half was best of 0, 0.25, 0.5 and 0.75 over 3 targets and 4 setting
-#: samples (docs/search.md, "Improved mode")
+#: samples (docs/explanation/search.md, "Improved mode")
 REFINE_FRESH = 0.5
 
 #: refinement: screened draws per child asked that a round chooses from. Drawing a story costs no model call, so
@@ -62,16 +62,17 @@ REFINE_FRESH = 0.5
 #: (`p_harder`). Measured when every round drew all of them anew, against 8 (with the likeness discount): kept
 #: stories at 0.191 against 0.201 on 7 settings against recency (4 run seeds), 0.126 against 0.134 on the random
 #: target's 4 open settings (12); 32 was better still (0.185, 0.112) but takes the CPU of a round past a slow
-#: model's latency (docs/search.md). Rounds now draw REFINE_TOPUP per child asked and carry the rest over
+#: model's latency (docs/design-notes/search.md). Rounds now draw REFINE_TOPUP per child asked and carry the rest over
 REFINE_SCREEN = 16
 
 #: refinement: new screened draws per child asked that each round adds to the pool (at most `screen`). The pool
 #: keeps the unasked draws of earlier rounds (up to `screen` per child asked, REFINE_POOL_AGE rounds at most),
 #: re-ranked every round against the kept set and rates of that round, so a round draws this many per child asked
 #: instead of `screen`: the CPU of the draws (rollouts are most of improved mode's CPU) falls with it
-#: (docs/search.md, "Improved mode"; docs/scale.md). On average: a round draws int(top-up x children asked).
+#: (docs/design-notes/search.md, "The pool"; docs/design-notes/scale.md). On average: a round draws
+#: int(top-up x children asked).
 #: Why 3.5: the smallest top-up whose kept stories stay as hard as a full top-up's on held-out seeds (fewer
-#: draws save CPU but lose hardness); the measurements are in docs/search.md, "The top-up"
+#: draws save CPU but lose hardness); the measurements are in docs/design-notes/search.md, "The top-up"
 REFINE_TOPUP = 3.5
 
 #: refinement: rounds a draw stays in the pool unasked before it is dropped (the kept set and the rates it was
@@ -261,7 +262,7 @@ async def refine(roots: Sequence[Story], cond: Conditions, ev: Evaluator, config
     before any is asked: deterministic for a seed whatever the order of responses), ranks the whole pool against
     the kept set and rates of the round, and asks its `4 * width` most promising together; the rest wait, up to
     REFINE_POOL_AGE rounds and `screen` per child asked (drawing is most of the CPU: the pool spends about a fifth of
-    the draws that drawing `screen` anew every round did; docs/scale.md). With `prune` (calls budget), a child's questions stop once it cannot beat the
+    the draws that drawing `screen` anew every round did; docs/design-notes/scale.md). With `prune` (calls budget), a child's questions stop once it cannot beat the
     kept story it would replace (`_Kept.threshold`), or once going on is worth less per call than the best draw
     left unasked (`REFINE_GIVE_UP`). Once every kept story is at accuracy 0 it draws fresh stories only and looks
     for other stories at 0 less alike the kept ones (`_Kept.threshold`), until the budget or its patience ends.

@@ -59,7 +59,7 @@ PATIENCE = 10
 #: still running (its budget plus OVERSHOOT) leaves a full per-story budget: it then gets exactly the budget the
 #: sequential loop would give it, and results are consumed in order, so the output is the sequential one. Why: one
 #: paper A* search expands one node per round trip, and a setting's searches one after another are a long chain of
-#: round trips against a slow model (docs/search.md, "Wall time")
+#: round trips against a slow model (docs/design-notes/search.md, "Wall time")
 SPECULATE = 8
 
 #: the most a search can spend beyond its budget: its last node's questions (at most 16 first-order questions in
