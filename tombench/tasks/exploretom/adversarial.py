@@ -446,7 +446,9 @@ def exploretom_adversarial(
         rooms: override the action set's number of rooms.
         stories_per_setting: stories per setting (paper mode: one search per story, each finds at most one;
             improved mode: one search spending stories x budget keeps this many distinct stories).
-        budget: budget per story, in `budget_unit` ("nodes": node evaluations, the paper's unit; "calls": prompts).
+        budget: budget per story, in `budget_unit`.
+        budget_unit: what the budget counts: "nodes" (node evaluations, the paper's unit) or "calls" (prompts
+            asked, what an API bills).
         k, alpha, lookahead, g, mode, refine, prune, short_story_shortcut: search options (see docs/search.md;
             refine matters in improved mode only, prune in improved mode with budget_unit="calls"; a method uses
             the ones it has).
