@@ -18,6 +18,7 @@ accepts links to exactly these.
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import inspect
 import re
@@ -213,24 +214,34 @@ def tasks_page() -> str:
 
 
 # -------------------------------------------------------------------------------------------------------- metrics
-def _decorated(decorator: str, under: Path) -> Iterator[tuple[str, str, str]]:
+def _registered_name(node: ast.FunctionDef, decorator: str) -> str | None:
+    """The name `@decorator` or `@decorator(...)` registers `node` under (`name=` when given), or None when it is
+    not so decorated."""
+    for d in node.decorator_list:
+        call = d if isinstance(d, ast.Call) else None
+        target = call.func if call else d
+        if isinstance(target, ast.Name) and target.id == decorator:
+            named = [k.value.value for k in (call.keywords if call else [])
+                     if k.arg == "name" and isinstance(k.value, ast.Constant)]
+            return str(named[0]) if named else node.name
+    return None
+
+
+@functools.cache
+def _decorated(decorator: str, under: Path) -> tuple[tuple[str, str, str], ...]:
     """(module, function, registered name) of each function in a module under `under` decorated with
-    `@decorator` or `@decorator(...)`, in source order (`@metric(name=...)` registers under that name)."""
+    `@decorator` or `@decorator(...)`, in source order."""
+    found = []
     for path in sorted(under.rglob("*.py")):
         source = path.read_text(encoding="utf-8")
         if f"@{decorator}" not in source:
             continue  # parsing every module of the package is most of the build's time otherwise
         module = ".".join(path.relative_to(ROOT).with_suffix("").parts)
         for node in ast.parse(source).body:
-            if not isinstance(node, ast.FunctionDef):
-                continue
-            for d in node.decorator_list:
-                call = d if isinstance(d, ast.Call) else None
-                target = call.func if call else d
-                if isinstance(target, ast.Name) and target.id == decorator:
-                    named = [k.value.value for k in (call.keywords if call else [])
-                             if k.arg == "name" and isinstance(k.value, ast.Constant)]
-                    yield module, node.name, str(named[0]) if named else node.name
+            name = _registered_name(node, decorator) if isinstance(node, ast.FunctionDef) else None
+            if name is not None:
+                found.append((module, node.name, name))
+    return tuple(found)
 
 
 def _docstring(module: str, function: str) -> str:
