@@ -76,7 +76,7 @@ def cli_page() -> str:
         "    :command: main",
         "    :prog_name: tombench",
         "    :depth: 1",
-        "    :style: table",
+        "    :style: plain",  # click's own help layout (the table style prints click 8.2's unset defaults)
         "    :list_subcommands: true",
         "",
     ])
