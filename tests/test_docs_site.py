@@ -78,6 +78,16 @@ def test_an_undocumented_option_fails_the_reference() -> None:
         reference.task_options("t", _over_documented)
 
 
+def test_a_docstring_citing_a_page_links_it_and_a_missing_page_fails() -> None:
+    assert reference._link_doc_pages("see docs/dsl.md, and `docs/gone.md` as code", "t") == (
+        "see [docs/dsl.md](../dsl.md), and `docs/gone.md` as code")
+    assert "[docs/reference/metrics.md](../reference/metrics.md)" in reference._link_doc_pages(
+        "docs/reference/metrics.md", "t")  # a generated page
+    with pytest.raises(reference.ReferenceMismatch, match=r"the docstring of task x cites docs/gone\.md, which is"):
+        reference._link_doc_pages("(docs/gone.md)", "the docstring of task x")
+    assert "[docs/scale.md](../scale.md)" in reference.tasks_page()  # exploretom_random's shard option
+
+
 def test_docstring_args_reads_grouped_names_and_continuations() -> None:
     doc = inspect.getdoc(_documented) or ""
     assert reference.docstring_args(doc) == {"x": "the first option, whose meaning goes on."}

@@ -9,8 +9,9 @@
 * `reference/evals/<eval>.md`: each eval's own README, rendered where it is (its links are rewritten by
   `links.py`, in the site's hook).
 
-A task option without a line in its docstring, or a docstring line naming no option, is a `ReferenceMismatch`:
-the site's build (`mkdocs build --strict`, run by `.ci/run`) and `tests/docs/test_reference.py` fail on it, so a
+A task option without a line in its docstring, a docstring line naming no option, or a docstring citing a page
+`docs/...md` that is not there is a `ReferenceMismatch`:
+the site's build (`mkdocs build --strict`, run by `.ci/run`) and `tests/test_docs_site.py` fail on it, so a
 new `-T` option cannot ship undocumented. No page is committed: `PAGES` names them, and `tests/test_doc_links.py`
 accepts links to exactly these.
 """
@@ -182,6 +183,22 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
+_DOC_PAGE = re.compile(r"(?<![\w/`])docs/([\w./-]+\.md)")
+
+
+def _link_doc_pages(text: str, where: str) -> str:
+    """`text` (of a generated page under reference/) with each `docs/<page>.md` it cites made a link to that page;
+    ReferenceMismatch naming `where` for a page that is not in docs/ (moved or gone)."""
+
+    def link(m: re.Match[str]) -> str:
+        page = m.group(1)
+        if not (ROOT / "docs" / page).is_file() and page not in PAGES:
+            raise ReferenceMismatch(f"{where} cites docs/{page}, which is not there: name the page where it is now")
+        return f"[docs/{page}](../{page})"
+
+    return _DOC_PAGE.sub(link, text)
+
+
 def _task_section(name: str, fn: Callable[..., Any], facts: Any, folder: Path) -> list[str]:
     doc = inspect.getdoc(inspect.unwrap(fn)) or ""
     lines = [f"## `{name}`", "", doc.split("\n\n", 1)[0].replace("\n", " "), "",
@@ -194,8 +211,8 @@ def _task_section(name: str, fn: Callable[..., Any], facts: Any, folder: Path) -
     options = task_options(name, fn)
     if options:
         lines += ["| option | type | default | meaning |", "|---|---|---|---|"]
-        lines += [f"| `-T {o.name}=` | `{_cell(o.type)}` | {_cell(o.default)} | {_cell(o.meaning)} |"
-                  for o in options]
+        lines += [f"| `-T {o.name}=` | `{_cell(o.type)}` | {_cell(o.default)} | "
+                  f"{_cell(_link_doc_pages(o.meaning, f'the docstring of task {name}'))} |" for o in options]
     else:
         lines.append("No `-T` options.")
     return [*lines, ""]
@@ -304,7 +321,8 @@ def metrics_page() -> str:
         if not doc:
             raise ReferenceMismatch(f"metric {name} ({module}) has no docstring: say what it means and how its "
                                     "interval is computed")
-        lines += [f"### `{name}`", "", f"`{module}.{function}`", "", doc, ""]
+        lines += [f"### `{name}`", "", f"`{module}.{function}`", "",
+                  _link_doc_pages(doc, f"the docstring of metric {name}"), ""]
     lines += ["## Inspect's metrics", "", f"Used by tombench's scorers; [Inspect's documentation]"
               f"({INSPECT_METRICS_URL}) has the details.", ""]
     lines += [f"* `{n}`: {INSPECT_METRICS[n]}." for n in _inspect_metrics_used()]
