@@ -94,7 +94,7 @@ def _imports(node: ast.AST, path: str, eager: bool) -> Iterator[Use]:
 
 def _local_modules() -> set[str]:
     """Names benchmarks import from this checkout (they put tests/ and benchmarks/ folders on sys.path)."""
-    names = {"tombench", "tests", "__future__"}
+    names = {"tombench", "tests", "docs", "__future__"}
     for folder in ("benchmarks", "tests"):
         names |= {p.stem for p in (ROOT / folder).rglob("*.py")}
     return names
@@ -170,6 +170,20 @@ def test_every_import_of_the_benchmarks_is_in_the_dev_environment() -> None:
         if dist not in environment:
             wrong.append(f"{u.path}:{u.line} imports {u.module}: {dist!r} is neither a dependency nor in the dev extra"
                          f"{' (or ' + STANDALONE[u.path] + ')' if u.path in STANDALONE else ''}")
+    assert wrong == []
+
+
+def test_every_import_of_the_docs_site_is_in_the_docs_and_dev_extras() -> None:
+    """The site's generator and hook (docs/_gen, run by `mkdocs build`) import only what `pip install -e ".[docs]"`
+    installs, and the dev extra too (.ci/run builds the site); docs/'s other scripts, what the dev extra has."""
+    core, extras = declared()
+    wrong = []
+    for u in third_party_uses("docs"):
+        dist = distribution(u.module)
+        needs = ("docs", "dev") if u.path.startswith("docs/_gen/") else ("dev",)
+        missing = [extra for extra in needs if dist not in core | extras[extra]]
+        if missing:
+            wrong.append(f"{u.path}:{u.line} imports {u.module}: {dist!r} is not in the {' or '.join(missing)} extra")
     assert wrong == []
 
 

@@ -446,7 +446,9 @@ def exploretom_adversarial(
         rooms: override the action set's number of rooms.
         stories_per_setting: stories per setting (paper mode: one search per story, each finds at most one;
             improved mode: one search spending stories x budget keeps this many distinct stories).
-        budget: budget per story, in `budget_unit` ("nodes": node evaluations, the paper's unit; "calls": prompts).
+        budget: budget per story, in `budget_unit`.
+        budget_unit: what the budget counts: "nodes" (node evaluations, the paper's unit) or "calls" (prompts
+            asked, what an API bills).
         k, alpha, lookahead, g, mode, refine, prune, short_story_shortcut: search options (see docs/explanation/search.md;
             refine matters in improved mode only, prune in improved mode with budget_unit="calls"; a method uses
             the ones it has).
@@ -455,19 +457,19 @@ def exploretom_adversarial(
         question_orders: ToM orders of the scored questions (0 = state tracking, 1, 2).
         check: answer matching, "strict", the original "substring", or "judge" (a grader model scores the question
             samples, `--model-role grader=...`; the search itself reads answers with "strict").
-        shard: "K/N" runs every N-th setting of the grid from the K-th (one of N machines, docs/design-notes/scale.md); the N
+        shard: "K/N" runs every N-th setting of the grid from the K-th (one of N machines, docs/how-to/scale.md); the N
             shards' logs are one run for `tombench report` and `tombench leaderboard push`. "auto/N" takes K from
             a Kubernetes Indexed Job's or a Slurm array's task index (`kit.options.scheduler_shard`).
         settings_limit: search only the first N settings of the grid (before sharding), and score all their
             questions: the way to a smaller run. Inspect's `--limit` cannot do it here (it counts the question
             samples the searches add and would drop them), so a search sample of a run given `--limit` is refused.
         workers: processes for the search's CPU work (None or "all": every core; 1: none, all in Inspect's
-            process); the samples and scores are the same for any value (docs/design-notes/scale.md).
+            process); the samples and scores are the same for any value (docs/how-to/scale.md).
         method: the search method (`tombench search --method`: astar, over-generate, random; the registry in
             `tombench.generators.exploretom.search.registry`).
         call_events: log every model call of the search as its own event (debugging; the calls are then made in
             Inspect's process); by default the search sample logs one summary of its calls (count, tokens, time,
-            errors) and the workers call the model themselves (docs/design-notes/scale.md).
+            errors) and the workers call the model themselves (docs/how-to/scale.md).
     """
     shard_kn = check_shard("shard", shard)
     n_settings = None if settings_limit is None else check_int("settings_limit", settings_limit, lo=1)

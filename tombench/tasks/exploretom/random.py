@@ -128,7 +128,7 @@ def exploretom_random(
         check: answer test, `strict` (default), `substring` (the original `expected in response.lower()`) or
             `judge` (a grader model: `--model-role grader=...`).
         cache: use Inspect's response cache for model calls.
-        shard: "K/N" draws every N-th setting of the grid from the K-th (one of N machines, docs/design-notes/scale.md); the
+        shard: "K/N" draws every N-th setting of the grid from the K-th (one of N machines, docs/how-to/scale.md); the
             N shards' logs are one run for `tombench report` and `tombench leaderboard push`. "auto/N" takes K
             from a Kubernetes Indexed Job's or a Slurm array's task index (`kit.options.scheduler_shard`).
     """
