@@ -14,22 +14,23 @@ from inspect_ai.dataset import Sample
 from inspect_ai.model import ChatMessage, Model, ModelOutput, ModelUsage, get_model
 
 
-def reply_model(respond: Callable[[list[ChatMessage]], str], *, input_tokens: int = 100,
+def reply_model(respond: Callable[[list[ChatMessage]], str], *, model: str = "mockllm/model", input_tokens: int = 100,
                 output_tokens: int = 3) -> Model:
-    """mockllm/model whose reply to each call is `respond(messages)`, with the given usage."""
+    """Inspect's mock model (`model`: any name under mockllm/, the name its logs show) whose reply to each call is
+    `respond(messages)`, with the given usage."""
 
     def output(messages: list[ChatMessage], *_: Any) -> ModelOutput:
-        out = ModelOutput.from_content("mockllm/model", respond(messages))
+        out = ModelOutput.from_content(model, respond(messages))
         out.usage = ModelUsage(input_tokens=input_tokens, output_tokens=output_tokens,
                                total_tokens=input_tokens + output_tokens)
         return out
 
-    return get_model("mockllm/model", custom_outputs=output, memoize=False)
+    return get_model(model, custom_outputs=output, memoize=False)
 
 
-def scripted(samples: Iterable[Sample], reply: Callable[[Sample], str], *, system: str | None = None,
-             input_tokens: int = 100, output_tokens: int = 3) -> Model:
-    """mockllm/model answering each sample's prompt with `reply(sample)`.
+def scripted(samples: Iterable[Sample], reply: Callable[[Sample], str], *, model: str = "mockllm/model",
+             system: str | None = None, input_tokens: int = 100, output_tokens: int = 3) -> Model:
+    """The mock model `model` answering each sample's prompt with `reply(sample)`.
 
     With `system`, every call must open with that system message (the protocol's instruction is what the model sees).
     """
@@ -40,7 +41,7 @@ def scripted(samples: Iterable[Sample], reply: Callable[[Sample], str], *, syste
             assert messages[0].role == "system" and messages[0].text == system
         return reply(by_prompt[messages[-1].text])
 
-    return reply_model(respond, input_tokens=input_tokens, output_tokens=output_tokens)
+    return reply_model(respond, model=model, input_tokens=input_tokens, output_tokens=output_tokens)
 
 
 def metrics(log: Any) -> dict[str, float]:

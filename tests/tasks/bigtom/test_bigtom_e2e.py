@@ -16,12 +16,14 @@ from tombench.tasks.bigtom import bigtom
 from tombench.tasks.bigtom.bigtom import CONDITIONS, INSTRUCTION, VARIABLES
 
 FIXTURE = Path(__file__).parent / "fixtures" / "bigtom.csv"
+#: the mock model these runs use (Inspect's mockllm, scripted per test)
+MOCK = "mockllm/bigtom"
 
 
 def _model(task: Any, answer: Callable[[str, Mapping[str, Any]], str]) -> Model:
     """The scripted model replying `answer(target key, metadata)` to each sample, after the paper's instruction."""
     return scripted(task.dataset, lambda s: answer(str(s.target), s.metadata), system=INSTRUCTION, input_tokens=150,
-                    output_tokens=12)
+                    output_tokens=12, model=MOCK)
 
 
 def _say(key: str, md: Mapping[str, Any]) -> str:

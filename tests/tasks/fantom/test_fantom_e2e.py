@@ -18,6 +18,8 @@ from tests.tasks.mockllm import metrics, scripted
 from tombench.tasks.fantom import fantom
 
 FIXTURE = Path(__file__).parent / "fixtures" / "fantom_v1.json"
+#: the mock model these runs use (Inspect's mockllm, scripted per test)
+MOCK = "mockllm/fantom"
 
 
 def right_answer(md: Mapping[str, Any]) -> str:
@@ -46,7 +48,7 @@ def wrong_answer(md: Mapping[str, Any]) -> str:
 
 def _model(task: Any, answer: Callable[[Mapping[str, Any]], str]) -> Model:
     """The scripted model replying `answer(metadata)` to each sample."""
-    return scripted(task.dataset, lambda s: answer(s.metadata), output_tokens=10)
+    return scripted(task.dataset, lambda s: answer(s.metadata), output_tokens=10, model=MOCK)
 
 
 @pytest.mark.parametrize(("context", "aggregate", "samples"), [("short", "set", 25), ("full", "conversation", 26)])

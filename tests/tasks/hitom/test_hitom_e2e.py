@@ -5,16 +5,25 @@ record)."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
+from inspect_ai.model import Model
 
 from tests.tasks.mockllm import metrics as log_metrics
 from tests.tasks.mockllm import scripted
 from tombench.tasks.hitom import hitom
 
 FIXTURE = Path(__file__).parent / "fixtures" / "Hi-ToM_data.json"
+#: the mock model these runs use (Inspect's mockllm, scripted per test)
+MOCK = "mockllm/hitom"
+
+
+def _model(samples: list[Sample], reply: Callable[[Sample], str]) -> Model:
+    """The mock model replying `reply(sample)` to each sample's prompt."""
+    return scripted(samples, reply, model=MOCK, input_tokens=300)
 
 
 def _records(prompting: str) -> int:
@@ -34,7 +43,7 @@ def test_right_and_wrong_letters_vanilla_prompting(tmp_path: Path) -> None:
     task = hitom(data=str(FIXTURE))
     samples = list(task.dataset)
     assert len(samples) == _records("VP") == 10
-    (log,) = inspect_eval(task, model=scripted(samples, lambda s: f"Answer: {s.target}", input_tokens=300), log_dir=str(tmp_path),
+    (log,) = inspect_eval(task, model=_model(samples, lambda s: f"Answer: {s.target}"), log_dir=str(tmp_path),
                           display="none")
     assert log.status == "success"
     assert log.results.total_samples == log.results.completed_samples == 10
@@ -45,7 +54,7 @@ def test_right_and_wrong_letters_vanilla_prompting(tmp_path: Path) -> None:
     assert metrics["chance"] == 1 / 15  # 15 lettered options per question
     assert metrics["accuracy_ci_low"] < 1.0 == metrics["accuracy_ci_high"]  # Wilson interval of 10/10
 
-    (log,) = inspect_eval(hitom(data=str(FIXTURE)), model=scripted(samples, _wrong_letter, input_tokens=300), log_dir=str(tmp_path),
+    (log,) = inspect_eval(hitom(data=str(FIXTURE)), model=_model(samples, _wrong_letter), log_dir=str(tmp_path),
                           display="none")
     assert log.status == "success" and log.results.total_samples == 10
     assert log_metrics(log)["accuracy"] == 0.0
@@ -64,7 +73,7 @@ def test_chain_of_thought_half_reads_letter_and_text(tmp_path: Path) -> None:
         other = options[s.metadata["letters"].index(_wrong_letter(s))]
         return f"{s.target}. {s.metadata['answer_text']}\n\nExplanation: it was never moved to the {other}."
 
-    (log,) = inspect_eval(task, model=scripted(samples, answer_then_explain, input_tokens=300), log_dir=str(tmp_path), display="none")
+    (log,) = inspect_eval(task, model=_model(samples, answer_then_explain), log_dir=str(tmp_path), display="none")
     assert log.status == "success" and log.results.total_samples == 1
     assert log_metrics(log)["accuracy"] == 1.0
     assert log.samples[0].scores["choice_answer"].metadata["read"] == samples[0].target
@@ -75,7 +84,7 @@ def test_filters_keep_the_asked_slice(tmp_path: Path) -> None:
     task = hitom(data=str(FIXTURE), order="3,4", tell=True, length="1")
     samples = list(task.dataset)
     assert len(samples) == 2
-    (log,) = inspect_eval(task, model=scripted(samples, lambda s: f"The answer is {s.target}.", input_tokens=300),
+    (log,) = inspect_eval(task, model=_model(samples, lambda s: f"The answer is {s.target}."),
                           log_dir=str(tmp_path), display="none")
     assert log.status == "success" and log.results.total_samples == 2
     metrics = log_metrics(log)

@@ -3,17 +3,26 @@ authors' `opentom_data/` layout (2 stories, 46 questions over the seven genres; 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from inspect_ai import eval as inspect_eval
 from inspect_ai.dataset import Sample
+from inspect_ai.model import Model
 
 from tests.tasks.mockllm import metrics, scripted
 from tombench.scorers.suites.opentom import GENRES
 from tombench.tasks.opentom import opentom
 
 FIXTURE = Path(__file__).parent / "fixtures"
+#: the mock model these runs use (Inspect's mockllm, scripted per test)
+MOCK = "mockllm/opentom"
+
+
+def _model(samples: list[Sample], reply: Callable[[Sample], str]) -> Model:
+    """The mock model replying `reply(sample)` to each sample's prompt."""
+    return scripted(samples, reply, model=MOCK, input_tokens=500)
 
 #: a label of the same question kind that is not the gold one
 _OTHER = {
@@ -41,7 +50,7 @@ def test_gold_answers_score_1_by_our_reading_and_the_authors_cells(tmp_path: Pat
     task = opentom(data=str(FIXTURE))
     samples = list(task.dataset)
     assert len(samples) == 46
-    (log,) = inspect_eval(task, model=scripted(samples, lambda s: str(s.target), input_tokens=500), log_dir=str(tmp_path),
+    (log,) = inspect_eval(task, model=_model(samples, lambda s: str(s.target)), log_dir=str(tmp_path),
                           display="none")
     assert log.status == "success"
     assert log.results.total_samples == log.results.completed_samples == 46
@@ -69,7 +78,7 @@ def test_wrong_labels_score_0(tmp_path: Path) -> None:
     each of the authors' label cells."""
     task = opentom(data=str(FIXTURE))
     samples = list(task.dataset)
-    (log,) = inspect_eval(task, model=scripted(samples, _wrong, input_tokens=500), log_dir=str(tmp_path), display="none")
+    (log,) = inspect_eval(task, model=_model(samples, _wrong), log_dir=str(tmp_path), display="none")
     assert log.status == "success" and log.results.total_samples == 46
     m = metrics(log)
     assert m["accuracy"] == 0.0 and m["strict_f1"] == 0.0 and m["unreadable"] == 0.0
@@ -85,7 +94,7 @@ def test_long_narrative_with_label_genres_only(tmp_path: Path) -> None:
     assert len(samples) == 3
     normal = {s.id: str(s.input) for s in opentom(data=str(FIXTURE), genre="attitude,loc_coarse_fo").dataset}
     assert all(len(str(s.input)) > len(normal[s.id]) for s in samples)  # the same questions on the long narrative
-    (log,) = inspect_eval(task, model=scripted(samples, lambda s: f"{s.target}.", input_tokens=500), log_dir=str(tmp_path),
+    (log,) = inspect_eval(task, model=_model(samples, lambda s: f"{s.target}."), log_dir=str(tmp_path),
                           display="none")
     assert log.status == "success" and log.results.total_samples == 3
     m = metrics(log)

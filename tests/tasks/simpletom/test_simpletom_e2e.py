@@ -15,11 +15,14 @@ from tests.tasks.mockllm import metrics, scripted
 from tombench.tasks.simpletom import simpletom
 
 FIXTURE = Path(__file__).parent / "fixtures"
+#: the mock model these runs use (Inspect's mockllm, scripted per test)
+MOCK = "mockllm/simpletom"
 
 
 def _model(task: Any, answer: Callable[[str, Mapping[str, Any]], str]) -> Model:
     """The scripted model replying `answer(target letter, metadata)` to each sample, after the system message."""
-    return scripted(task.dataset, lambda s: answer(str(s.target), s.metadata), system="You are a helpful assistant.")
+    return scripted(task.dataset, lambda s: answer(str(s.target), s.metadata), model=MOCK,
+                    system="You are a helpful assistant.")
 
 
 def _other(letter: str) -> str:

@@ -22,6 +22,8 @@ from tombench.scorers.suites.tom_bench import PAPER_TASKS
 from tombench.tasks.tom_bench import tom_bench
 
 FIXTURE = Path(__file__).parent / "fixtures"
+#: the mock model these runs use (Inspect's mockllm, scripted per test)
+MOCK = "mockllm/tom_bench"
 SAMPLES = 48  # 24 items x zh, en
 HEADINGS = ("[Candidate Answers]\n", "[答案选项]\n")
 
@@ -54,7 +56,7 @@ def scripted(task: Any, plan: Plan) -> Any:
             content = f"[[{'ABCD'[shown.index(meant[header][what])]}]]"
         return content
 
-    return reply_model(reply, input_tokens=200, output_tokens=5)
+    return reply_model(reply, model=MOCK, input_tokens=200, output_tokens=5)
 
 
 def _run(tmp_path: Path, plan: Plan, samples: int, **options: Any) -> dict[str, float]:

@@ -15,6 +15,8 @@ from tombench.tasks.tomi import tomi
 from tombench.tasks.tomi.tomi import read_tomi
 
 FIXTURES = Path(__file__).parent / "fixtures"
+#: the mock model these runs use (Inspect's mockllm, scripted per test)
+MOCK = "mockllm/tomi"
 TXT = FIXTURES / "fb_all_test.txt"
 
 
@@ -36,7 +38,7 @@ def test_right_and_wrong_answers_on_the_release_fixture(tmp_path: Path) -> None:
     task = tomi(data=str(TXT))
     samples = list(task.dataset)
     assert len(samples) == _fixture_questions() == 18
-    right = scripted(samples, lambda s: f"The {s.target}.")
+    right = scripted(samples, lambda s: f"The {s.target}.", model=MOCK)
     (log,) = inspect_eval(task, model=right, log_dir=str(tmp_path), display="none")
     assert log.status == "success"
     assert log.results.total_samples == log.results.completed_samples == 18
@@ -50,7 +52,7 @@ def test_right_and_wrong_answers_on_the_release_fixture(tmp_path: Path) -> None:
     assert log.eval.scorers[0].options == {"check": "strict"}
     assert log.eval.headline_metric is not None and log.eval.headline_metric.metric == "accuracy"
 
-    wrong = scripted(samples, lambda s: f"The {_other(s)}.")
+    wrong = scripted(samples, lambda s: f"The {_other(s)}.", model=MOCK)
     (log,) = inspect_eval(tomi(data=str(TXT)), model=wrong, log_dir=str(tmp_path), display="none")
     assert log.status == "success" and log.results.total_samples == 18
     assert log_metrics(log)["accuracy"] == 0.0
@@ -59,7 +61,7 @@ def test_right_and_wrong_answers_on_the_release_fixture(tmp_path: Path) -> None:
 def test_hedges_score_only_under_the_substring_check(tmp_path: Path) -> None:
     """"The X or the Y" names the answer: the original substring test credits it, the strict matcher does not."""
     tasks = [tomi(data=str(TXT), check="strict"), tomi(data=str(TXT), check="substring")]
-    model = scripted(list(tasks[0].dataset), lambda s: f"The {s.target} or the {_other(s)}.")
+    model = scripted(list(tasks[0].dataset), lambda s: f"The {s.target} or the {_other(s)}.", model=MOCK)
     strict, substring = inspect_eval(tasks, model=model, log_dir=str(tmp_path), display="none")
     assert strict.status == substring.status == "success"
     assert log_metrics(strict)["accuracy"] == 0.0
@@ -73,7 +75,7 @@ def test_relabel_scores_the_tracker_answers(tmp_path: Path) -> None:
     task = tomi(data=str(TXT), relabel=True)
     samples = list(task.dataset)
     assert sum(s.metadata["relabeled"] for s in samples) == 2
-    release_label = scripted(samples, lambda s: s.metadata["original_answer"])
+    release_label = scripted(samples, lambda s: s.metadata["original_answer"], model=MOCK)
     (log,) = inspect_eval(task, model=release_label, log_dir=str(tmp_path), display="none")
     assert log.status == "success" and log.results.total_samples == 18
     metrics = log_metrics(log)
