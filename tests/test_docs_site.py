@@ -85,7 +85,11 @@ def test_a_docstring_citing_a_page_links_it_and_a_missing_page_fails() -> None:
         "docs/reference/metrics.md", "t")  # a generated page
     with pytest.raises(reference.ReferenceMismatch, match=r"the docstring of task x cites docs/gone\.md, which is"):
         reference._link_doc_pages("(docs/gone.md)", "the docstring of task x")
-    assert "[docs/how-to/scale.md](../how-to/scale.md)" in reference.tasks_page()  # exploretom_random's shard option
+    assert reference._link_doc_pages("docs/how-to/scale.md#shards; docs/explanation/dsl.md.", "t", "../../docs") == (
+        "[docs/how-to/scale.md](../../docs/how-to/scale.md#shards); "
+        "[docs/explanation/dsl.md](../../docs/explanation/dsl.md).")  # an anchor kept, from another folder
+    assert "[docs/how-to/scale.md](../how-to/scale.md#shards-one-grid-over-several-processes-or-machines)" in (
+        reference.tasks_page())  # exploretom_random's shard option
 
 
 def test_docstring_args_reads_grouped_names_and_continuations() -> None:
@@ -102,6 +106,76 @@ def test_options_show_types_and_defaults_as_a_user_writes_them() -> None:
     assert options["people"].default == "none"
     assert options["check"].type == "'strict' | 'substring' | 'judge'"
     assert options["false_belief_only"].default == "`false`"
+
+
+def _task_a(x: int = 1, mode: str = "fast") -> None:
+    """A task function.
+
+    Args:
+        x: how many (at least 1).
+        mode: `fast` or `slow`.
+    """
+
+
+def _task_b(x: int = 1, cache: bool = True) -> None:
+    """A task function.
+
+    Args:
+        x: how many (at least 1).
+        cache: use the cache.
+    """
+
+
+def _task_c(x: int = 2) -> None:
+    """A task function.
+
+    Args:
+        x: how many (at least 1).
+    """
+
+
+def _fake_eval(monkeypatch: pytest.MonkeyPatch, folder: Path, tasks: dict[str, object]) -> Path:
+    """An eval folder whose README has an outdated options block, and the registered tasks it holds."""
+    monkeypatch.setattr(reference, "_registered_tasks", lambda: ((n, fn, None, folder) for n, fn in tasks.items()))
+    readme = folder / "README.md"
+    readme.write_text("# E\n\n## Options\n\nBefore.\n\n<!-- options:start -->\nold table\n<!-- options:end -->\n\n"
+                      "After.\n", encoding="utf-8")
+    return readme
+
+
+def test_readme_options_block_is_rewritten_from_the_task_functions(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    readme = _fake_eval(monkeypatch, tmp_path, {"a": _task_a})
+    text = reference.readme_with_options(readme)
+    assert text.startswith("# E\n\n## Options\n\nBefore.\n\n<!-- options:start -->\n| option | type | default |")
+    assert "| `-T mode=` | `str` | `fast` | `fast` or `slow`. |\n<!-- options:end -->\n\nAfter.\n" in text
+    assert "old table" not in text
+    # tasks that agree on every option they share: one table, a task column saying which take each option
+    _fake_eval(monkeypatch, tmp_path, {"a": _task_a, "b": _task_b})
+    merged = reference.options_block(tmp_path)
+    assert "| `-T x=` | all | `int` | `1` | how many (at least 1). |" in merged
+    assert "| `-T cache=` | `b` | `bool` | `true` | use the cache. |" in merged and "###" not in merged
+    # a shared option with another default: a section per task
+    _fake_eval(monkeypatch, tmp_path, {"a": _task_a, "c": _task_c})
+    apart = reference.options_block(tmp_path)
+    assert apart.startswith("### `a`\n\n| option |") and "\n### `c`\n\n" in apart
+    assert "| `-T x=` | `int` | `2` |" in apart
+
+
+def test_readme_without_the_markers_or_out_of_date_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                               capsys: pytest.CaptureFixture[str]) -> None:
+    readme = _fake_eval(monkeypatch, tmp_path, {"a": _task_a})
+    monkeypatch.setattr(reference, "eval_readmes", lambda: {"reference/evals/e.md": readme})
+    monkeypatch.setattr(reference, "ROOT", tmp_path)
+    before = readme.read_text(encoding="utf-8")
+    assert reference.main(["--readmes", "--check"]) == 1 and readme.read_text(encoding="utf-8") == before
+    assert "README.md: options table differs from the code" in capsys.readouterr().out
+    assert reference.main(["--readmes"]) == 0 and "| `-T x=` |" in readme.read_text(encoding="utf-8")
+    assert capsys.readouterr().out == "README.md: options table rewritten\n"
+    assert reference.main(["--readmes", "--check"]) == 0 and capsys.readouterr().out == ""
+    readme.write_text("# E\n\n## Options\n\nA table by hand.\n", encoding="utf-8")
+    assert reference.main(["--readmes"]) == 1
+    assert "README.md has no <!-- options:start --> ... <!-- options:end --> block" in capsys.readouterr().err
 
 
 def test_metrics_page_lists_every_metric_and_scorer() -> None:

@@ -9,6 +9,11 @@
 * `reference/evals/<eval>.md`: each eval's own README, rendered where it is (its links are rewritten by
   `links.py`, in the site's hook).
 
+The options tables of the eval READMEs come from the same reading of the task functions: each README holds its
+table between `<!-- options:start -->` and `<!-- options:end -->`, and `python -m docs._gen.reference --readmes`
+rewrites those blocks (`--check` only reports the READMEs that differ; `tests/tasks/test_eval_folders.py` fails on
+one), so a README cannot say other than the docstring and the signature do.
+
 A task option without a line in its docstring, a docstring line naming no option, or a docstring citing a page
 `docs/...md` that is not there is a `ReferenceMismatch`:
 the site's build (`mkdocs build --strict`, run by `.ci/run`) and `tests/test_docs_site.py` fail on it, so a
@@ -30,8 +35,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CLI_PAGE", "METRICS_PAGE", "PAGES", "ROOT", "TASKS_PAGE", "Option", "ReferenceMismatch", "cli_page",
-           "docstring_args", "eval_readmes", "metrics_page", "pages", "task_options", "tasks_page"]
+__all__ = ["CLI_PAGE", "METRICS_PAGE", "OPTIONS_END", "OPTIONS_START", "PAGES", "ROOT", "TASKS_PAGE", "Option",
+           "ReferenceMismatch", "cli_page", "docstring_args", "eval_readmes", "metrics_page", "options_block",
+           "pages", "readme_with_options", "task_options", "tasks_page", "write_readmes"]
 
 ROOT = Path(__file__).resolve().parents[2]
 TASKS_DIR = ROOT / "tombench" / "tasks"
@@ -142,9 +148,11 @@ def _type_text(hint: Any) -> str:
 
 def _default_text(value: Any) -> str:
     """A default as `-T name=...` writes it (true/false, the bare string); `none` for None (the meaning says what
-    the task does then)."""
+    the task does then), `""` for the empty string (an option the task requires)."""
     if value is None:
         return "none"
+    if value == "":
+        return '`""`'
     if isinstance(value, bool):
         return f"`{str(value).lower()}`"
     return f"`{value}`"
@@ -183,18 +191,19 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-_DOC_PAGE = re.compile(r"(?<![\w/`])docs/([\w./-]+\.md)")
+_DOC_PAGE = re.compile(r"(?<![\w/`])docs/([\w./-]+\.md)(#[\w-]+)?")
 
 
-def _link_doc_pages(text: str, where: str) -> str:
-    """`text` (of a generated page under reference/) with each `docs/<page>.md` it cites made a link to that page;
-    ReferenceMismatch naming `where` for a page that is not in docs/ (moved or gone)."""
+def _link_doc_pages(text: str, where: str, docs: str = "..") -> str:
+    """`text` with each `docs/<page>.md` (or `docs/<page>.md#<anchor>`) it cites made a link to that page, `docs`
+    being the way from the text's page to docs/ (`..` from a generated page under reference/); ReferenceMismatch
+    naming `where` for a page that is not in docs/ (moved or gone)."""
 
     def link(m: re.Match[str]) -> str:
         page = m.group(1)
         if not (ROOT / "docs" / page).is_file() and page not in PAGES:
             raise ReferenceMismatch(f"{where} cites docs/{page}, which is not there: name the page where it is now")
-        return f"[docs/{page}](../{page})"
+        return f"[docs/{page}]({docs}/{page}{m.group(2) or ''})"
 
     return _DOC_PAGE.sub(link, text)
 
@@ -208,14 +217,21 @@ def _task_section(name: str, fn: Callable[..., Any], facts: Any, folder: Path) -
     lines += [f"* **{label}:** {_cell(value)}" for label, value in facts_rows if value]
     lines += [f"* **eval:** [{folder.name}](evals/{folder.name}.md) (its README: usage, data, scoring, "
               "evaluation report)", ""]
-    options = task_options(name, fn)
-    if options:
-        lines += ["| option | type | default | meaning |", "|---|---|---|---|"]
-        lines += [f"| `-T {o.name}=` | `{_cell(o.type)}` | {_cell(o.default)} | "
-                  f"{_cell(_link_doc_pages(o.meaning, f'the docstring of task {name}'))} |" for o in options]
-    else:
-        lines.append("No `-T` options.")
-    return [*lines, ""]
+    return [*lines, *_options_table(name, task_options(name, fn)), ""]
+
+
+def _option_cells(task: str, option: Option, docs: str) -> list[str]:
+    """An option's cells: `-T name=`, its type, its default, its meaning (its docs/ pages linked from `docs`)."""
+    meaning = _link_doc_pages(option.meaning, f"the docstring of task {task}", docs)
+    return [f"`-T {option.name}=`", f"`{_cell(option.type)}`", _cell(option.default), _cell(meaning)]
+
+
+def _options_table(task: str, options: list[Option], docs: str = "..") -> list[str]:
+    """A task's options as a Markdown table (`No -T options.` for a task without any)."""
+    if not options:
+        return ["No `-T` options."]
+    rows = ["| option | type | default | meaning |", "|---|---|---|---|"]
+    return rows + ["| " + " | ".join(_option_cells(task, o, docs)) + " |" for o in options]
 
 
 def tasks_page() -> str:
@@ -228,6 +244,85 @@ def tasks_page() -> str:
     for name, fn, facts, folder in _registered_tasks():
         lines += _task_section(name, fn, facts, folder)
     return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------------------------- README options
+OPTIONS_START = "<!-- options:start -->"
+OPTIONS_END = "<!-- options:end -->"
+#: the way from an eval's README (tombench/tasks/<eval>/README.md) to docs/
+_README_DOCS = "../../../docs"
+
+
+def _eval_options(folder: Path) -> dict[str, list[Option]]:
+    """{task: its options} of every registered task of an eval folder, in task-name order."""
+    return {name: task_options(name, fn) for name, fn, _, where in _registered_tasks() if where == folder}
+
+
+def _shared_alike(by_task: dict[str, list[Option]]) -> bool:
+    """Whether every option that several tasks take is the same option in each (type, default and meaning)."""
+    seen: dict[str, Option] = {}
+    for options in by_task.values():
+        for o in options:
+            if seen.setdefault(o.name, o) != o:
+                return False
+    return True
+
+
+def _merged_table(by_task: dict[str, list[Option]]) -> list[str]:
+    """One table for tasks that agree on every option they share: a `task` column says which take each option."""
+    takers: dict[str, list[str]] = {}
+    first: dict[str, tuple[str, Option]] = {}
+    for task, options in by_task.items():
+        for o in options:
+            takers.setdefault(o.name, []).append(task)
+            first.setdefault(o.name, (task, o))
+    rows = ["| option | task | type | default | meaning |", "|---|---|---|---|---|"]
+    for name, (task, o) in first.items():
+        which = "all" if len(takers[name]) == len(by_task) else ", ".join(f"`{t}`" for t in takers[name])
+        cells = _option_cells(task, o, _README_DOCS)
+        rows.append("| " + " | ".join([cells[0], which, *cells[1:]]) + " |")
+    return rows
+
+
+def options_block(folder: Path) -> str:
+    """The options of an eval's tasks, as its README shows them between the markers: one table for one task or for
+    tasks that agree on every option they share, else a `### task` section with a table for each."""
+    by_task = _eval_options(folder)
+    if not by_task:
+        raise ReferenceMismatch(f"{folder.name}: no registered task comes from this folder")
+    if len(by_task) == 1:
+        [(task, options)] = by_task.items()
+        return "\n".join(_options_table(task, options, _README_DOCS))
+    if _shared_alike(by_task):
+        return "\n".join(_merged_table(by_task))
+    lines: list[str] = []
+    for task, options in by_task.items():
+        lines += [f"### `{task}`", "", *_options_table(task, options, _README_DOCS), ""]
+    return "\n".join(lines).rstrip("\n")
+
+
+def readme_with_options(readme: Path) -> str:
+    """The text of an eval's README with its options block as the code has it; ReferenceMismatch when the README
+    lacks the markers."""
+    text = readme.read_text(encoding="utf-8")
+    start, end = text.find(OPTIONS_START + "\n"), text.find("\n" + OPTIONS_END)
+    if start < 0 or end < start:
+        raise ReferenceMismatch(f"{readme.relative_to(ROOT)} has no {OPTIONS_START} ... {OPTIONS_END} block under "
+                                "## Options: add the two lines, then run `python -m docs._gen.reference --readmes`")
+    head = text[:start + len(OPTIONS_START) + 1]
+    return head + options_block(readme.parent) + text[end:]
+
+
+def write_readmes(check: bool = False) -> list[Path]:
+    """The eval READMEs whose options block differs from the code's, each rewritten unless `check`."""
+    stale = []
+    for readme in eval_readmes().values():
+        text = readme_with_options(readme)
+        if text != readme.read_text(encoding="utf-8"):
+            stale.append(readme)
+            if not check:
+                readme.write_text(text, encoding="utf-8")
+    return stale
 
 
 # -------------------------------------------------------------------------------------------------------- metrics
@@ -336,3 +431,29 @@ def pages() -> dict[str, str]:
     out |= {page: readme.read_text(encoding="utf-8") for page, readme in eval_readmes().items()}
     assert tuple(out) == PAGES
     return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m docs._gen.reference --readmes [--check]`: rewrite (or only check) the eval READMEs' options
+    blocks from the task functions. Exit status 1 when `--check` finds one that differs, or on a mismatch."""
+    import argparse
+    import sys
+
+    parser = argparse.ArgumentParser(prog="python -m docs._gen.reference", description=main.__doc__)
+    parser.add_argument("--readmes", action="store_true", required=True,
+                        help="the eval READMEs' options tables (between the options markers)")
+    parser.add_argument("--check", action="store_true", help="change nothing; list the READMEs that differ")
+    args = parser.parse_args(argv)
+    try:
+        stale = write_readmes(check=args.check)
+    except ReferenceMismatch as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    for readme in stale:
+        verb = "differs from the code" if args.check else "rewritten"
+        print(f"{readme.relative_to(ROOT)}: options table {verb}")
+    return 1 if stale and args.check else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -2,7 +2,8 @@
 
 The eval.yaml is the one place a task's facts are written (`tombench tasks`, README's task table and the eval's own
 README read it); these tests hold it to what the code does: the tasks the package exports, their versions, the
-pinned files the module downloads. README's task table is generated from it (`tombench tasks --markdown`).
+pinned files the module downloads. README's task table is generated from it (`tombench tasks --markdown`), and each
+eval README's options table from the task functions (`python -m docs._gen.reference --readmes`).
 """
 
 from __future__ import annotations
@@ -87,6 +88,22 @@ def test_task_functions_keep_their_defaults_visible() -> None:
         for task_name, fn in _exported_tasks(name).items():
             params = inspect.signature(fn).parameters.values()  # type: ignore[arg-type]
             assert all(p.default is not inspect.Parameter.empty for p in params), task_name
+
+
+@pytest.mark.parametrize("name", EVALS)
+def test_readme_options_table_is_generated_from_the_task_functions(name: str) -> None:
+    """Each eval README's options table is what the task functions say (signature: type and default; docstring:
+    meaning), so a new `-T` option or a changed default cannot leave the README behind: regenerate the block with
+    `python -m docs._gen.reference --readmes`."""
+    from docs._gen import reference
+
+    readme = TASKS / name / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    section = text.split("\n## Options\n", 1)[1].split("\n## ", 1)[0]
+    assert reference.OPTIONS_START in section and reference.OPTIONS_END in section, name
+    assert reference.readme_with_options(readme) == text, (
+        f"{name}/README.md: its options table differs from the task functions; run "
+        "`python -m docs._gen.reference --readmes`")
 
 
 #: the sections of an eval's README, in order (inspect_evals' layout, tombench's evaluation report)

@@ -163,11 +163,14 @@ def bigtom(
     """BigToM with the paper's zero-shot multiple-choice protocol; accuracy per variable x condition.
 
     Args:
-        variable: keep these of forward_belief, forward_action, backward_belief (default: all three).
-        condition: keep these of true_belief, false_belief, true_control, false_control (default: all four).
-        init_belief: 0 (initial belief hidden), 1 (shown), or both (default).
-        data: a local copy of `bigtom.csv` instead of the pinned release.
-        cache: use Inspect's response cache for model calls.
+        variable: keep items of these variables: `forward_belief`, `forward_action`, `backward_belief`
+            (comma-separated; default: all three).
+        condition: keep items of these conditions: `true_belief`, `false_belief`, `true_control`, `false_control`
+            (comma-separated; default: all four).
+        init_belief: keep items with the initial-belief sentence hidden (`0`) or shown (`1`) (default: both).
+        data: read this local `bigtom.csv` instead of the pinned release (default); its SHA-256 is recorded, and
+            whether it is the pinned file.
+        cache: use Inspect's response cache for the model's calls (`true` or `false`).
     """
     cache = check_bool("cache", cache)
     variables = one_of("variable", variable, VARIABLES)

@@ -440,33 +440,52 @@ def exploretom_adversarial(
     """Live adversarial ExploreToM: search stories against the model under test, then score it on them.
 
     Args:
-        action_sets: action sets (comma-separated or a list), or "all-sets" for all 9.
-        asymmetric: plain stories, +asymmetric (a secret witness or a distracted person), or both.
-        people, moves: numbers of people and important actions (a grid; comma-separated or lists).
-        rooms: override the action set's number of rooms.
-        stories_per_setting: stories per setting (paper mode: one search per story, each finds at most one;
-            improved mode: one search spending stories x budget keeps this many distinct stories).
-        budget: budget per story, in `budget_unit`.
-        budget_unit: what the budget counts: "nodes" (node evaluations, the paper's unit) or "calls" (prompts
-            asked, what an API bills).
-        k, alpha, lookahead, g, mode, refine, prune, short_story_shortcut: search options (see docs/explanation/search.md;
-            refine matters in improved mode only, prune in improved mode with budget_unit="calls"; a method uses
-            the ones it has).
-        seed: reproducibility seed (per-search seeds derive from it).
-        contexts: "bank" (built-in contexts), "default" or a contexts file.
-        question_orders: ToM orders of the scored questions (0 = state tracking, 1, 2).
-        check: answer matching, "strict", the original "substring", or "judge" (a grader model scores the question
-            samples, `--model-role grader=...`; the search itself reads answers with "strict").
-        shard: "K/N" runs every N-th setting of the grid from the K-th (one of N machines, docs/how-to/scale.md); the N
-            shards' logs are one run for `tombench report` and `tombench leaderboard push`. "auto/N" takes K from
-            a Kubernetes Indexed Job's or a Slurm array's task index (`kit.options.scheduler_shard`).
-        settings_limit: search only the first N settings of the grid (before sharding), and score all their
-            questions: the way to a smaller run. Inspect's `--limit` cannot do it here (it counts the question
-            samples the searches add and would drop them), so a search sample of a run given `--limit` is refused.
-        workers: processes for the search's CPU work (None or "all": every core; 1: none, all in Inspect's
-            process); the samples and scores are the same for any value (docs/how-to/scale.md).
-        method: the search method (`tombench search --method`: astar, over-generate, random; the registry in
-            `tombench.generators.exploretom.search.registry`).
+        action_sets: the story types to search: action sets (comma-separated or a list), or `all-sets` for all 9.
+        asymmetric: each action set `plain`, `asymmetric` (+asymmetric: a secret witness or a distracted person), or
+            `both`.
+        people: numbers of people p, the grid's rows: integers from 1 to 6 (comma-separated or a list).
+        moves: numbers of important actions m, the grid's columns: integers from 1 to 15 (comma-separated or a list).
+        rooms: override the action set's number of rooms, 1 or 2 (default: the action set's).
+        stories_per_setting: stories wanted per setting, at least 1 (paper mode: one search per story, each finds at
+            most one; improved mode: one search spending stories x budget keeps this many distinct stories).
+        budget: budget per story, at least 1, in `budget_unit` (the paper's 50 node evaluations).
+        budget_unit: what the budget counts: `nodes` (node evaluations, the paper's unit) or `calls` (prompts asked,
+            what an API bills).
+        k: at most k actions added per search step, at least 1 (the paper groups three).
+        alpha: weight of the heuristic, at least 0: h = alpha x (1 - share of `lookahead` random completions that meet
+            the setting).
+        lookahead: random completions drawn to estimate h, at least 1.
+        g: the objective: the model's accuracy on first-order questions, `acc` (`acc2`: second-order; `-int`:
+            interesting ones only: `acc-int`, `acc2-int`).
+        mode: `paper`: one search per story slot, stopping at the first story the model gets wrong (§2.2.3);
+            `improved`: one search per setting spends the setting's budget and keeps its N hardest distinct stories
+            (what `tombench search --mode improved` measures). See docs/explanation/search.md.
+        refine: improved mode only: share of the budget (0 to 1) spent refining the hardest stories found.
+        prune: improved mode with `budget_unit=calls` only: stop asking a story's questions once it cannot beat the
+            kept stories (`true` or `false`).
+        short_story_shortcut: stories of at most 3 sentences count as answered right without a model call (they still
+            spend a unit; on by default, for parity with the authors' code).
+        seed: the run's seed, any integer; every search's seed derives from it and its setting.
+        contexts: the story contexts: `bank` (the 76 hand-written ones shipped with the package), `default` (the one
+            default context), or a contexts `.json` / `.jsonl` file from `tombench contexts`.
+        question_orders: the ToM orders of the questions asked of each found story: 0 (state tracking), 1, 2
+            (comma-separated).
+        check: how the question samples' answers are read: `strict`, the original `substring`, or `judge` (a grader
+            model, `--model-role grader=...`); the search itself always reads answers with `strict`.
+        shard: `K/N` (1 <= K <= N) runs every N-th setting of the grid from the K-th (one of N machines,
+            docs/how-to/scale.md#shards-one-grid-over-several-processes-or-machines); the N shards' logs are one run
+            for `tombench report` and `tombench leaderboard push`. `auto/N` takes K from a Kubernetes Indexed Job's
+            or a Slurm array's task index (`kit.options.scheduler_shard`). Default: the whole grid.
+        settings_limit: search only the first N settings of the grid (N at least 1; before sharding), and score all
+            their questions: the way to a smaller run (default: the whole grid). Inspect's `--limit` cannot do it here
+            (it counts the question samples the searches add and would drop them), so a search sample of a run given
+            `--limit` is refused.
+        workers: processes for the search's CPU work and, where the model can be rebuilt there, its model calls: an
+            integer at least 1 (1: none, all in Inspect's process), or `all` (default: every core); the samples and
+            scores are the same for any value (docs/how-to/scale.md).
+        method: the search method (`tombench search --method`): `astar` (A*), `over-generate` (the paper's
+            over-generate-and-filter baseline) or `random` (one random story); the registry in
+            `tombench.generators.exploretom.search.registry`.
         call_events: log every model call of the search as its own event (debugging; the calls are then made in
             Inspect's process); by default the search sample logs one summary of its calls (count, tokens, time,
             errors) and the workers call the model themselves (docs/how-to/scale.md).

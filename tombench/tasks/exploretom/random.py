@@ -116,21 +116,26 @@ def exploretom_random(
     """Random isDesired ExploreToM stories per setting, all their questions, scored with the one matcher.
 
     Args:
-        story_types: story types to draw (default: all 18; e.g. `tomi,tomi+asymmetric`).
-        people: numbers of people p (default 2,3,4).
-        moves: numbers of important actions m (default 2,3,4).
-        stories_per_setting: stories drawn per setting (default 1: 162 stories, about 3,600 questions).
-        seed: the split's seed; every story has its own seed derived from it and the setting.
-        contexts: `bank` (the built-in contexts), `default` (the one default context: it has no topics or
-            object states, so FANToM and object-state story types are skipped) or a contexts json/jsonl path.
-        false_belief_only: keep only stories that require ToM (at least one interesting question).
-        question_orders: ToM orders to ask (default 0,1,2; 0 = memory and state tracking).
-        check: answer test, `strict` (default), `substring` (the original `expected in response.lower()`) or
-            `judge` (a grader model: `--model-role grader=...`).
-        cache: use Inspect's response cache for model calls.
-        shard: "K/N" draws every N-th setting of the grid from the K-th (one of N machines, docs/how-to/scale.md); the
-            N shards' logs are one run for `tombench report` and `tombench leaderboard push`. "auto/N" takes K
-            from a Kubernetes Indexed Job's or a Slurm array's task index (`kit.options.scheduler_shard`).
+        story_types: the story types drawn (comma-separated, e.g. `tomi,tomi+asymmetric`; default: all 18).
+        people: numbers of people p: integers from 1 to 6, 7 with `contexts=default` (comma-separated; default:
+            2,3,4).
+        moves: numbers of important actions m: integers from 1 to 15 (comma-separated; default: 2,3,4).
+        stories_per_setting: stories drawn per setting, at least 1 (1: 162 stories, 3,605 questions).
+        seed: the split's seed, any integer; every story has its own seed derived from it and the setting.
+        contexts: the contexts stories are drawn on: `bank` (the built-in contexts), `default` (the one default
+            context: it has no topics or object states, so FANToM and object-state story types are skipped and listed as
+            `settings_skipped`) or a contexts `.json` / `.jsonl` file.
+        false_belief_only: redraw until the story has an interesting question, so that it requires theory of mind
+            (`true` or `false`).
+        question_orders: the ToM orders asked: 0 (memory and state tracking), 1, 2 (comma-separated; default: all
+            three).
+        check: how answers are read: `strict` (tombench's whole-word matcher), `substring` (the original
+            `expected in response.lower()`) or `judge` (a grader model: `--model-role grader=...`).
+        cache: use Inspect's response cache for the model's calls (`true` or `false`).
+        shard: `K/N` (1 <= K <= N) draws every N-th setting of the grid from the K-th (one of N machines,
+            docs/how-to/scale.md#shards-one-grid-over-several-processes-or-machines); the N shards' logs are one run
+            for `tombench report` and `tombench leaderboard push`. `auto/N` takes K from a Kubernetes Indexed Job's
+            or a Slurm array's task index (`kit.options.scheduler_shard`). Default: the whole grid.
     """
 
     false_belief_only = check_bool("false_belief_only", false_belief_only)

@@ -369,17 +369,20 @@ def exploretom_static(
     """The public ExploreToM sample (or a file in its schema), the paper's prompt, the one matcher.
 
     Args:
-        data: a .csv/.jsonl/.parquet file, a folder, or a Hub dataset id in the public schema (default: the public
-            sample `facebook/ExploreToM`, pinned to revision `HUB_REVISION`).
-        revision: Hub revision for `data` (default: the pinned one for the public sample, `main` otherwise).
-        text: `structure` (the raw story structure, default) or `infilled` (the LLM-infilled story).
-        relabel: take expected answers from our tracker where the structure parses (records `original_answer`
-            and `relabeled`).
-        check: answer test, `strict` (default), `substring` (the original `expected in response.lower()`) or
-            `judge` (a grader model: `--model-role grader=...`).
-        story_types: keep only these story types (e.g. `tomi,tomi+asymmetric`).
-        question_orders: keep only these ToM orders (0 = memory, 1, 2).
-        cache: use Inspect's response cache for model calls.
+        data: the rows to ask, in the public schema: a `.csv`, `.jsonl`, `.json` or `.parquet` file, a folder (saved
+            with `datasets.save_to_disk`, or holding such files), or a Hub dataset id (default: the public sample
+            `facebook/ExploreToM`, pinned to revision `HUB_REVISION`).
+        revision: the Hub revision of `data`, a branch, tag or commit, resolved to a commit and recorded (default: the
+            pinned commit for the public sample, `main` for another id).
+        text: ask about the story `structure` (the language's own sentences) or the `infilled` story (the
+            LLM-infilled prose).
+        relabel: take expected answers (and the interesting flag) from tombench's tracker wherever the structure
+            parses (`true` or `false`); the original label is kept in the metadata (`original_answer`, `relabeled`).
+        check: how answers are read: `strict` (tombench's whole-word matcher), `substring` (the original
+            `expected in response.lower()`) or `judge` (a grader model: `--model-role grader=...`).
+        story_types: keep rows of these story types (comma-separated, e.g. `tomi,tomi+asymmetric`; default: all).
+        question_orders: keep rows of these ToM orders: 0 (memory), 1, 2 (comma-separated; default: all).
+        cache: use Inspect's response cache for the model's calls (`true` or `false`).
     """
 
     relabel = check_bool("relabel", relabel)

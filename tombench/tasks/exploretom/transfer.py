@@ -138,11 +138,14 @@ def exploretom_transfer(
     """Answer stories found against another model (paper Table 2).
 
     Args:
-        stories: a `tombench search` output (stories.jsonl or its folder), an `--export-hf` folder, a live-task
-            Inspect log, or a Hub dataset id in the export's schema.
-        revision: the Hub dataset revision (pin it for reproducible results).
-        question_orders: ToM orders of the questions asked (0 = state tracking, 1, 2).
-        check: answer matching, "strict", the original "substring", or "judge" (`--model-role grader=...`).
+        stories: the stories found against another model (required): a `tombench search` output (`stories.jsonl` or
+            its folder), an `--export-hf` folder, a live-task Inspect log (`.eval`), or a Hub dataset id in the
+            export's schema.
+        revision: the Hub revision of `stories`, a branch, tag or commit (default: `main`; pin it for reproducible
+            results).
+        question_orders: the ToM orders asked of every story: 0 (state tracking), 1, 2 (comma-separated).
+        check: how answers are read: `strict` (tombench's whole-word matcher), `substring` (the original
+            `expected in response.lower()`) or `judge` (a grader model: `--model-role grader=...`).
     """
     if not stories:
         raise OptionError("exploretom_transfer needs -T stories=PATH (a tombench search output, an --export-hf "

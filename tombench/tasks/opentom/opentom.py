@@ -254,9 +254,16 @@ def opentom(
     """OpenToM with the paper's vanilla prompts; headline macro-F1 per genre.
 
     Args:
-        data: a local copy of the authors' `opentom_data/` folder instead of the pinned download.
-        narrative: `normal` (596 stories, 13,708 questions) or `long` (OpenToM-L: 100 stories, 2,300 questions).
-        genre: keep only these genres (`loc_coarse_fo`, ..., `attitude`; comma-separated or repeated).
+        data: read this local copy of the authors' `data/opentom_data/` folder instead of the pinned release (default):
+            the seven genre files under their names at the pinned commit (`location_cg_fo.json`, `location_cg_so.json`,
+            `location_fg_fo_new.json`, `location_fg_so_new.json`, `multihop_fo.json`, `multihop_so.json`,
+            `attitude.json`) and `meta_data.json` (or the Hub's `metadata.json`; `meta_data_long.json` for the long
+            stories); each file's SHA-256 is recorded, and whether the set is the pinned one.
+        narrative: `normal` (the 596 stories, 13,708 questions) or `long` (OpenToM-L's 100 long narratives of the same
+            plots, 2,300 questions).
+        genre: keep questions of these genres (the paper's Table 3 cells; `_fo` first order, `_so` second order):
+            `loc_coarse_fo`, `loc_coarse_so`, `loc_fine_fo`, `loc_fine_so`, `multihop_fo`, `multihop_so`, `attitude`
+            (comma-separated or repeated; default: all seven).
     """
     from tombench.scorers.suites.choice import suite_metrics
     from tombench.scorers.suites.opentom import opentom_answer, opentom_f1, unreadable

@@ -181,15 +181,21 @@ def persuasion_fixed(
     """Fixed persuadee: predict the persuader's round-3 reply (ROUGE-L, persuasive 1-10).
 
     Args:
-        dataset: a local CToMPersu JSON/JSONL file, or "sample" (the packaged sample: offline, from any folder);
-            None: the authors' evaluation file at `RELEASE_COMMIT` of their repository, pinned by SHA-256
-            (`RELEASE`; cached after the first download).
-        revision: read the Hub copy instead, at this branch, tag or commit (resolved to a commit, recorded).
-        data_file: file of the Hub repository to read (default: the evaluation dialogue file).
-        duplicates: "drop" exact copies of a record (counted in the log) or "keep" them (the paper's 525).
-        prompting: "none" (the paper's setting) or "ctom" (causal-ToM definitions and instructions added).
-        grader_role: model role of the persuasive judge (defaults to the model under test, with a warning).
-        cache: cache model calls with Inspect's cache.
+        dataset: the records to run: a local CToMPersu `.json` / `.jsonl` file (the `_MentalStateOnly` file too,
+            for persuasion_dynamic), or `sample`, the packaged 4-record sample (offline, from any folder); default: the
+            authors' evaluation file at `RELEASE_COMMIT` of their repository, pinned by SHA-256 (`RELEASE`; cached after
+            the first download).
+        revision: read the Hub copy `KamijioTouma/ToMMA-CToMPersu` instead, at this branch, tag or commit (resolved
+            to a commit, recorded).
+        data_file: which file of the Hub copy to read (default: the evaluation dialogue file,
+            `dataset/CToMPersu_Eval/CToMPersu_Eval.json`).
+        duplicates: `drop` exact copies of a record (counted in the log), or `keep` them (the paper's 525 records, ids
+            `{id}~2`, `{id}~3`).
+        prompting: `none` (the paper's setting, no hint about theory of mind) or `ctom` (the causal-ToM definitions
+            and the instruction to infer and address belief and desire are added).
+        grader_role: the model role that judges (`--model-role grader=...`; unbound, the model under test judges,
+            with a warning).
+        cache: use Inspect's response cache for every call (model under test, persuadee, grader; `true` or `false`).
     """
     cache = check_bool("cache", cache)
     _check_options(prompting, duplicates)
@@ -250,16 +256,23 @@ def persuasion_dynamic(
     """Dynamic persuadee: persuade a live persuadee agent; CToM success, preventive, generative, persuasive.
 
     Args:
-        dataset: a local CToMPersu JSON/JSONL file (the `_MentalStateOnly` file works too), or "sample" (the
-            packaged sample); None: the authors' evaluation file at `RELEASE_COMMIT` of their repository, pinned
-            by SHA-256 (`RELEASE`).
-        revision: read the Hub copy instead, at this branch, tag or commit (resolved to a commit, recorded).
-        data_file: file of the Hub repository to read (default: the evaluation dialogue file).
-        duplicates: "drop" exact copies of a record (counted in the log) or "keep" them (the paper's 525).
-        prompting: "none" (the paper's setting) or "ctom" (causal-ToM definitions and instructions added).
-        persuadee_role: model role of the persuadee agent (defaults to the model under test, with a warning).
-        grader_role: model role of the judge (defaults to the model under test, with a warning).
-        cache: cache the calls with Inspect's cache.
+        dataset: the records to run: a local CToMPersu `.json` / `.jsonl` file (the `_MentalStateOnly` file too,
+            for persuasion_dynamic), or `sample`, the packaged 4-record sample (offline, from any folder); default: the
+            authors' evaluation file at `RELEASE_COMMIT` of their repository, pinned by SHA-256 (`RELEASE`; cached after
+            the first download).
+        revision: read the Hub copy `KamijioTouma/ToMMA-CToMPersu` instead, at this branch, tag or commit (resolved
+            to a commit, recorded).
+        data_file: which file of the Hub copy to read (default: the evaluation dialogue file,
+            `dataset/CToMPersu_Eval/CToMPersu_Eval.json`).
+        duplicates: `drop` exact copies of a record (counted in the log), or `keep` them (the paper's 525 records, ids
+            `{id}~2`, `{id}~3`).
+        prompting: `none` (the paper's setting, no hint about theory of mind) or `ctom` (the causal-ToM definitions
+            and the instruction to infer and address belief and desire are added).
+        persuadee_role: the model role that plays the persuadee agent (`--model-role persuadee=...`; unbound, the
+            model under test plays it, with a warning).
+        grader_role: the model role that judges (`--model-role grader=...`; unbound, the model under test judges,
+            with a warning).
+        cache: use Inspect's response cache for every call (model under test, persuadee, grader; `true` or `false`).
     """
     cache = check_bool("cache", cache)
     _check_options(prompting, duplicates)

@@ -131,9 +131,11 @@ def simpletom(data: str | None = None, question_set: str | list[str] | None = No
     """SimpleToM as in the paper (no chain of thought); accuracy per question kind.
 
     Args:
-        data: a local copy of the dataset (a folder with `mental-state-qa/test.jsonl`, `behavior-qa/...`,
-            `judgment-qa/...`) instead of the pinned Hub revision.
-        question_set: keep only these sets (`mental-state-qa`, `behavior-qa`, `judgment-qa`).
+        data: read this local copy instead of the pinned Hub revision (default): a folder holding
+            `mental-state-qa/test.jsonl`, `behavior-qa/test.jsonl` and `judgment-qa/test.jsonl`; each file's SHA-256
+            is recorded (the module pins the Hub commit, not file hashes, so a local copy is logged as not pinned).
+        question_set: keep the questions of these sets: `mental-state-qa`, `behavior-qa`, `judgment-qa`
+            (comma-separated; default: all three).
     """
     from tombench.scorers.suites.choice import choice_answer, suite_metrics
 

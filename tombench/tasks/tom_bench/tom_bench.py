@@ -256,10 +256,13 @@ def tom_bench(
     """ToMBench as in the paper: shuffled options per try, majority vote, accuracy per task, ability and language.
 
     Args:
-        data: a local copy of the authors' `data/` folder (the 20 `*.jsonl` files) instead of the pinned download.
-        language: `zh`, `en` or both (default; each item is asked in each language, reported apart).
-        task_name: keep only these task files (e.g. "False Belief Task"; comma-separated or repeated).
-        tries: options shuffles per item, majority vote (the paper: 5; 1 asks each item once).
+        data: read this local copy of the authors' `data/` folder (the 20 `*.jsonl` files) instead of the pinned files
+            (default); each file's SHA-256 is recorded, and whether every file is the pinned one.
+        language: ask each item in these languages, `zh`, `en` (comma-separated), reported apart.
+        task_name: keep the items of these task files: any of the 20 file names without `.jsonl`, e.g.
+            "False Belief Task" (comma-separated or repeated; default: all 20).
+        tries: ask each item this many times (1 to 99) with its options shuffled anew, the majority answer deciding
+            (the paper's 5; 1 asks each item once).
     """
     from tombench.scorers.suites.choice import suite_metrics
     from tombench.scorers.suites.tom_bench import majority_vote, tombench_answer, tombench_cells

@@ -275,14 +275,16 @@ def tomi(
     """ToMi with the ExploreToM prompt and matcher, accuracy by ToMi question type and story type.
 
     Args:
-        split: `test` (default, 5,994 questions), `val`, `train` of the authors' release, or `example` (the 100
-            items shipped with inspect-ai, offline).
-        data: a local copy of the release zip, or of `fb_all_{split}.txt` (its `.trace` is read from beside it).
-        check: answer test, `strict` (default), `substring` (the original `expected in response.lower()`) or
-            `judge` (a grader model: `--model-role grader=...`).
-        relabel: score against the DSL tracker's answers instead of the release labels (464 of the 1,998
-            second-order test labels differ; README.md).
-        cache: use Inspect's response cache for model calls.
+        split: which split of the authors' release to run: `test` (5,994 questions), `val` or `train`; or `example`,
+            the 100 ToMi items that ship with inspect-ai (`example_dataset("theory_of_mind")`), offline.
+        data: read this local copy instead of the pinned release (default): `tomi_balanced_story_types.zip`, or one
+            `fb_all_{split}.txt` (its `.trace` is read from beside it when there; without one, samples have no story
+            type); its SHA-256 is recorded, and whether it is the pinned file. Not with `split=example`.
+        check: the answer test: `strict` (tombench's whole-word matcher), `substring` (the original
+            `expected in response.lower()`) or `judge` (a grader model: `--model-role grader=...`, required).
+        relabel: score against the DSL tracker's answers instead of the release labels (`true` or `false`; 464 of the
+            1,998 second-order test labels differ: the README's Dataset section).
+        cache: use Inspect's response cache for the model's calls (`true` or `false`).
     """
     relabel = check_bool("relabel", relabel)
     cache = check_bool("cache", cache)

@@ -156,13 +156,26 @@ def tomsynth(
     """ToM-Synth multiple-choice evaluation.
 
     Args:
-        data: a `.jsonl` of items (from `tombench tomsynth generate`/`qc`), an exported folder, or a Hub dataset id.
-        split: dataset split (Hub/folder only).
-        revision: Hub revision (branch, tag or sha); the resolved sha is recorded in the task metadata.
-        dimension, sub_dimension, domain, format: keep only these values (names as in the paper, any case).
-        answer_format: "letter" (Inspect multiple choice, accuracy) or "think" (paper's RL reward in {-1, 0, 1}).
-        cot: ask for step-by-step reasoning before the letter ("letter" format only).
-        limit_per_unit: keep at most this many items per unit (e.g. 1 for a quick sweep over all units).
+        data: the items to ask (required): a `.jsonl` of items (`tombench tomsynth generate` / `qc`), a folder written
+            by `tombench tomsynth export-hf`, or a Hub dataset id `ORG/NAME`; a missing file or a row without the item
+            keys is one line naming it.
+        split: the split of a folder or Hub dataset.
+        revision: the Hub revision, a branch, tag or commit (default: the Hub's default branch); it is resolved to a
+            commit, which the task metadata records.
+        dimension: keep items of these mental-state dimensions: `Emotion`, `Desire`, `Intention`, `Knowledge`,
+            `Non-literal Communication`, `Belief` (comma-separated, any case; default: all).
+        sub_dimension: keep items of these sub-dimensions, the paper's names, e.g. `Hidden Emotions`,
+            `Content False Beliefs`, `Second-order Beliefs (Belief about desire)` (comma-separated, any case; default:
+            all).
+        domain: keep items of these social domains: `Workplace`, `Family`, `Education`, `Healthcare`, `Business`,
+            `Social Gatherings`, `Public Services`, `Romantic Relationships`, `Community`, `Friendship`,
+            `Stranger Interactions`, `Crisis Response` (comma-separated, any case; default: all).
+        format: keep items of these formats: `Narrative`, `Dialogue` (comma-separated, any case; default: both).
+        answer_format: `letter` (Inspect's multiple-choice prompt, scored by accuracy) or `think` (the paper's
+            `<think>...</think><answer>X</answer>` prompt, scored by its RL reward in {-1, 0, 1}).
+        cot: ask for step-by-step reasoning before the letter (`letter` format only; `true` or `false`).
+        limit_per_unit: keep at most this many items (at least 1) per social unit, e.g. 1 for a quick sweep over every
+            unit (default: no limit).
     """
     cot = check_bool("cot", cot)
     from tombench.generators.tomsynth import units as U
