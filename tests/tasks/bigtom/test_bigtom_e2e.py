@@ -1,4 +1,4 @@
-"""BigToM end to end: the task run by Inspect on its fixture (two templates, 48 items) with a scripted `mockllm/model`
+"""BigToM end to end: the task run by Inspect on its fixture (two templates, 48 items) with a scripted `mockllm/bigtom`
 that answers each prompt from the sample it was asked, in the format the paper's instruction asks for."""
 
 from __future__ import annotations

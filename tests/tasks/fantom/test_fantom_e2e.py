@@ -1,4 +1,4 @@
-"""FANToM end to end: the task run by Inspect on its fixture with a scripted `mockllm/model`.
+"""FANToM end to end: the task run by Inspect on its fixture with a scripted `mockllm/fantom`.
 
 The model answers every question from the sample it was asked (the prompt is the key): with the gold answers every
 set is right (All* 1.0), with answers that are wrong for each question type none is (All* 0.0).

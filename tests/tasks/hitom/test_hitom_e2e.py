@@ -1,4 +1,4 @@
-"""End to end: tombench/hitom through `inspect_ai.eval` with a scripted `mockllm/model`, on the fixture in the release's
+"""End to end: tombench/hitom through `inspect_ai.eval` with a scripted `mockllm/hitom`, on the fixture in the release's
 layout (`Hi-ToM_data.json`: 10 vanilla-prompting records, orders 0-4 with and without telling, and 1 chain-of-thought
 record)."""
 

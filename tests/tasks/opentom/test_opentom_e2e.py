@@ -1,4 +1,4 @@
-"""End to end: tombench/opentom through `inspect_ai.eval` with a scripted `mockllm/model`, on the fixture in the
+"""End to end: tombench/opentom through `inspect_ai.eval` with a scripted `mockllm/opentom`, on the fixture in the
 authors' `opentom_data/` layout (2 stories, 46 questions over the seven genres; one long narrative, 23 questions)."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """SimpleToM end to end: the task run by Inspect on its fixture (the three question sets in the Hub layout, two
-questions each) with a scripted `mockllm/model` that answers each prompt from the sample it was asked."""
+questions each) with a scripted `mockllm/simpletom` that answers each prompt from the sample it was asked."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """ToMBench end to end: the task run by Inspect on its fixture (24 bilingual items, one or two per task file: 48
-samples) with a scripted `mockllm/model`.
+samples) with a scripted `mockllm/tom_bench`.
 
 The model reads the options in the order each try shows them and answers with the letter of the option it means,
 so the letter is mapped back through the try's shuffle and the tries are reduced by the majority vote, as in a

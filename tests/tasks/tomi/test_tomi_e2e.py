@@ -1,4 +1,4 @@
-"""End to end: tombench/tomi through `inspect_ai.eval` with a scripted `mockllm/model`, on the release-layout fixture
+"""End to end: tombench/tomi through `inspect_ai.eval` with a scripted `mockllm/tomi`, on the release-layout fixture
 (18 questions of `fb_all_test.txt` with its trace). The 100 inspect-ai items (`split=example`) run end to end in
 test_tomi.py."""
 
