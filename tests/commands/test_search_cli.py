@@ -14,7 +14,7 @@ from tombench.generators.exploretom.search.runner import read_jsonl
 ARGS = ["search", "--model", "tombench/recency", "--story-types", "tomi", "--people", "2", "--moves", "2",
         "--stories-per-setting", "2", "--budget", "15"]
 #: ARGS in one process, for the tests about the --out folder: workers change no story (test_workers.py) and each
-#: run would pay their start-up; test_search_finds_stories_and_exports keeps the default (every core)
+#: run would pay their start-up; test_search_finds_stories_and_exports searches first with the default (every core)
 ONE = [*ARGS, "--workers", "1"]
 
 
@@ -31,8 +31,9 @@ def test_search_finds_stories_and_exports(tmp_path):
     assert len(ds) == len(stories)
     assert set(ds["setting_id"]) <= {"tomi|p2|m2|r1", "tomi+asymmetric|p2|m2|r1"}
     assert (hf / "README.md").read_text().startswith("---")
-    # running again resumes: nothing new, nothing duplicated
-    r2 = CliRunner().invoke(main, [*ARGS, "--out", str(out)])
+    # running again resumes (in one process: the worker count is not part of a run's identity): nothing new,
+    # nothing duplicated
+    r2 = CliRunner().invoke(main, [*ONE, "--out", str(out)])
     assert r2.exit_code == 0, r2.output
     assert len(read_jsonl(out / "stories.jsonl")) == len(stories)
 
