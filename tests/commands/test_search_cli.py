@@ -13,6 +13,9 @@ from tombench.generators.exploretom.search.runner import read_jsonl
 
 ARGS = ["search", "--model", "tombench/recency", "--story-types", "tomi", "--people", "2", "--moves", "2",
         "--stories-per-setting", "2", "--budget", "15"]
+#: ARGS in one process, for the tests about the --out folder: workers change no story (test_workers.py) and each
+#: run would pay their start-up; test_search_finds_stories_and_exports searches first with the default (every core)
+ONE = [*ARGS, "--workers", "1"]
 
 
 def test_search_finds_stories_and_exports(tmp_path):
@@ -28,8 +31,9 @@ def test_search_finds_stories_and_exports(tmp_path):
     assert len(ds) == len(stories)
     assert set(ds["setting_id"]) <= {"tomi|p2|m2|r1", "tomi+asymmetric|p2|m2|r1"}
     assert (hf / "README.md").read_text().startswith("---")
-    # running again resumes: nothing new, nothing duplicated
-    r2 = CliRunner().invoke(main, [*ARGS, "--out", str(out)])
+    # running again resumes (in one process: the worker count is not part of a run's identity): nothing new,
+    # nothing duplicated
+    r2 = CliRunner().invoke(main, [*ONE, "--out", str(out)])
     assert r2.exit_code == 0, r2.output
     assert len(read_jsonl(out / "stories.jsonl")) == len(stories)
 
@@ -49,11 +53,11 @@ def test_user_errors_are_one_line(tmp_path):
 
 def test_a_model_typo_leaves_the_out_folder_free_for_the_corrected_command(tmp_path):
     out = tmp_path / "run"
-    typo = [a if a != "tombench/recency" else "tombench/recencyy" for a in ARGS]
+    typo = [a if a != "tombench/recency" else "tombench/recencyy" for a in ONE]
     r = CliRunner().invoke(main, [*typo, "--out", str(out)])
     assert r.exit_code != 0 and "cannot use model 'tombench/recencyy'" in r.output
     assert not out.exists()  # no run.json recorded for a run that never started
-    fixed = CliRunner().invoke(main, [*ARGS, "--out", str(out)])
+    fixed = CliRunner().invoke(main, [*ONE, "--out", str(out)])
     assert fixed.exit_code == 0, fixed.output
     assert read_jsonl(out / "stories.jsonl")
 
@@ -64,10 +68,10 @@ def test_a_second_search_on_the_same_out_is_refused_in_one_line(tmp_path):
 
     out = tmp_path / "run"
     with exclusive_lock(out):  # as a first `tombench search` running on it holds it
-        r = CliRunner().invoke(main, [*ARGS, "--out", str(out)])
+        r = CliRunner().invoke(main, [*ONE, "--out", str(out)])
     assert r.exit_code == 2 and "another tombench search is writing to" in r.output and "Traceback" not in r.output
     assert not (out / "stories.jsonl").exists()
-    r = CliRunner().invoke(main, [*ARGS, "--out", str(out)])  # once it is done, the folder is free again
+    r = CliRunner().invoke(main, [*ONE, "--out", str(out)])  # once it is done, the folder is free again
     assert r.exit_code == 0, r.output
 
 

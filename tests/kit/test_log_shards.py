@@ -20,8 +20,10 @@ from tombench.tasks.exploretom.adversarial import exploretom_adversarial
 from tombench.tasks.exploretom.random import exploretom_random
 
 RANDOM = {"story_types": "tomi,fantom-private", "people": "2,3", "moves": 2}
+#: one process for the search: a worker count changes no story (tests/generators/exploretom/search/test_workers.py),
+#: and each run would pay its workers' start-up
 LIVE = {"action_sets": "tomi", "asymmetric": "both", "people": "2,3", "moves": 2, "budget": 8, "mode": "improved",
-        "stories_per_setting": 2, "question_orders": "1"}
+        "stories_per_setting": 2, "question_orders": "1", "workers": 1}
 
 
 def _eval(task, folder: Path) -> Path:
@@ -146,7 +148,7 @@ def test_export_training_reads_shard_logs_and_search_folders_without_duplicates(
 
 def test_export_training_reads_search_out_folders(tmp_path):
     args = ["search", "--model", "tombench/recency", "--story-types", "tomi", "--people", "2,3", "--moves", "2",
-            "--stories-per-setting", "2", "--budget", "10"]
+            "--stories-per-setting", "2", "--budget", "10", "--workers", "1"]
     runner = CliRunner()
     for out in ("all", "s1", "s2"):
         shard = [] if out == "all" else ["--shard", f"{out[1]}/2"]

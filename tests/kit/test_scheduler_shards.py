@@ -20,7 +20,9 @@ from tombench.tasks.exploretom.adversarial import exploretom_adversarial
 
 #: the variable each engine sets and the values its N = 3 tasks get: Kubernetes counts from 0, `--array=1-3` from 1
 ENGINES = {"kubernetes": ("JOB_COMPLETION_INDEX", ["0", "1", "2"]), "slurm": ("SLURM_ARRAY_TASK_ID", ["1", "2", "3"])}
-LIVE = {"action_sets": "tomi", "asymmetric": "both", "people": 2, "moves": "2,3", "budget": 5}
+#: the search in one process: a worker count changes no story (tests/generators/exploretom/search/test_workers.py),
+#: and each of the 7 runs would pay its workers' start-up
+LIVE = {"action_sets": "tomi", "asymmetric": "both", "people": 2, "moves": "2,3", "budget": 5, "workers": 1}
 
 
 @pytest.fixture(autouse=True)

@@ -79,13 +79,13 @@ def test_logged_tokens_are_the_servers_in_one_process(tmp_path, monkeypatch) -> 
 
 @pytest.mark.timeout(90)
 def test_max_connections_is_the_total_across_processes(tmp_path, monkeypatch) -> None:
-    """Three workers searching four settings at once, each call held 50 ms by the server: with
-    `--max-connections 2` the server never works on more than 2 completions at once; with 8 it does (the limit is
-    what binds, not the run's own pace)."""
+    """Two workers searching four settings at once, each call held 50 ms by the server: with
+    `--max-connections 2` the server never works on more than 2 completions at once (a limit per process would let
+    the two workers have 4 in flight); with 8 it does (the limit is what binds, not the run's own pace)."""
     seen, logs = {}, {}
     for limit in (2, 8):
         with standin(monkeypatch, "--latency", "0.05") as server:
-            logs[limit] = _eval(tmp_path, monkeypatch, cache=f"cache{limit}", max_connections=limit, workers=3,
+            logs[limit] = _eval(tmp_path, monkeypatch, cache=f"cache{limit}", max_connections=limit, workers=2,
                                 people="2,3")
             seen[limit] = _stats(server)
         assert len(_search_samples(logs[limit])) == 4 and seen[limit]["completions"] > 0

@@ -102,11 +102,12 @@ def test_a_cost_limit_stops_the_search_in_workers(tmp_path, monkeypatch) -> None
 
 @pytest.mark.timeout(180)
 def test_a_time_limit_stops_the_search_in_workers(tmp_path, monkeypatch) -> None:
-    with standin(monkeypatch, "--latency", "0.05") as server:
+    with standin(monkeypatch, "--latency", "0.2") as server:
         before = _served(server)
         # the workers start with the eval (and end with it): the limit leaves room for their start-up on a busy
-        # machine, and the budget (2,000 calls at 50 ms, 4 at a time: 25 s or more) outlasts the limit
-        log = _eval(tmp_path, monkeypatch, "timed", 2, budget=2000, time_limit=12)
+        # machine (two test processes on two cores: over 12 s seen), and the budget (2,000 calls at 200 ms, 4 at a
+        # time: 100 s or more) outlasts the limit; the slow replies keep the calls' CPU low while it waits
+        log = _eval(tmp_path, monkeypatch, "timed", 2, budget=2000, time_limit=30)
         now, later = _stopped(server)
     sample = _search_sample(log)
     assert sample.limit is not None and sample.limit.type == "time"

@@ -82,7 +82,8 @@ def test_runner_shards_union_is_the_unsharded_run(tmp_path, mode):
 
 def test_cli_shards_union_is_the_unsharded_run(tmp_path):
     args = ["search", "--model", "tombench/recency", "--story-types", "tomi,fantom-private", "--people", "2,3",
-            "--moves", "2", "--stories-per-setting", "2", "--budget", "10", "--seed", "2"]
+            "--moves", "2", "--stories-per-setting", "2", "--budget", "10", "--seed", "2",
+            "--workers", "1"]  # one process: a worker count changes no story (test_workers.py), it costs start-ups
     assert CliRunner().invoke(main, [*args, "--out", str(tmp_path / "all")]).exit_code == 0
     for k in (1, 2):
         r = CliRunner().invoke(main, [*args, "--shard", f"{k}/2", "--out", str(tmp_path / f"s{k}")])
@@ -109,7 +110,7 @@ def test_adversarial_task_shards_union_is_the_unsharded_run(tmp_path):
     """The live task's search samples and the stories each shard's searches keep: together the unsharded run's."""
     def run(**kw):
         task = exploretom_adversarial(action_sets="tomi", asymmetric="both", people="2,3", moves=2, budget=8,
-                                      mode="improved", stories_per_setting=2, question_orders="1", **kw)
+                                      mode="improved", stories_per_setting=2, question_orders="1", workers=1, **kw)
         (log,) = eval(task, model="tombench/recency", log_dir=str(tmp_path), display="none")
         assert log.status == "success", log.error
         # the search's record without its calls' account (seconds spent in calls differ from run to run)
