@@ -129,6 +129,11 @@ def test_only_tombench_tasks_are_ranked(tmp_path):
     assert not is_tombench_task("hello", {"inspect_ai": "0.3"})
     assert not is_tombench_task("tombench/x", {"inspect_ai": "0.3", "someone_else": "1.0"})  # a borrowed prefix
     assert not is_tombench_task(None, {"inspect_ai": "0.3"})
+    # a task object of the package, evaluated where Inspect resolved no distribution for it: its bare name
+    assert is_tombench_task("exploretom_adversarial", {"inspect_ai": "0.3"})
+    assert not is_tombench_task("exploretom_adversarial", {"inspect_ai": "0.3"}, task_file="mine.py")  # borrowed
+    assert not is_tombench_task("exploretom_adversarial", {"inspect_ai": "0.3", "someone_else": "1.0"})
+    assert not is_tombench_task("my_task", {"inspect_ai": "0.3"})
 
 
 @pytest.mark.parametrize("name, location, meta, expected", [

@@ -24,7 +24,7 @@ from typing import Any
 
 from tombench.kit.pinning import Source, TaskData
 
-__all__ = ["EvalFacts", "REQUIRED", "TaskFacts", "read_eval_yaml", "task_data"]
+__all__ = ["EvalFacts", "REQUIRED", "TaskFacts", "read_eval_yaml", "task_data", "task_names"]
 
 #: the top-level keys inspect-evals-lint requires of every eval.yaml (its `eval-yaml-required-fields`)
 REQUIRED = ("title", "description", "group", "contributors", "tasks")
@@ -122,6 +122,13 @@ def read_eval_yaml(path: Path) -> EvalFacts:
                      contributors=tuple(str(c) for c in (contributors if isinstance(contributors, list)
                                                          else [contributors])),
                      tasks=tuple(_task(Path(path), e) for e in raw["tasks"]), arxiv=_text(raw.get("arxiv")))
+
+
+@functools.cache
+def task_names() -> frozenset[str]:
+    """The name of every task the package ships (their eval.yaml files), without the `tombench/` prefix."""
+    folders = Path(__file__).resolve().parents[1] / "tasks"
+    return frozenset(t.name for path in sorted(folders.glob("*/eval.yaml")) for t in read_eval_yaml(path).tasks)
 
 
 def task_data(module_file: str, task: str, sources: Mapping[str, Source] | None = None) -> TaskData:

@@ -85,19 +85,27 @@ def guess_open_weights(provider: str, base_url: str | None) -> bool | None:
     return None
 
 
-def is_tombench_task(registry_name: str | None, packages: dict[str, str] | None) -> bool:
+def is_tombench_task(registry_name: str | None, packages: dict[str, str] | None, task_file: str | None = None) -> bool:
     """A tombench task: shipped by the tombench package, or registered under the `tombench/` prefix and shipped by
-    no other package.
+    no other package, or one of the package's own tasks evaluated as a task object.
 
-    Inspect records the distribution that provides a task in `packages` (the package's tasks log `tombench`, also
-    when they were evaluated as task objects, whose registry name then lacks the prefix); a task another installed
-    package registers under a borrowed `tombench/` name is refused.
+    Inspect records the distribution that provides a task in `packages` (the package's tasks log `tombench`) and
+    the name it was registered under. Both depend on how Inspect resolved the package in the process that ran the
+    eval: a task object evaluated in Python from an editable checkout may log its bare name (`exploretom_random`)
+    and no distribution. Such a log is the package's task when its name is one of the package's tasks, no other
+    distribution is named and it was not read from a file (`task_file`: a task file of someone else's that borrows
+    the name). A task another installed package registers under a borrowed `tombench/` name is refused.
     """
     packages = packages or {}
     if PACKAGE in packages:
         return True
-    others = set(packages) - {"inspect_ai"}
-    return bool(registry_name) and registry_name.startswith(TASK_PREFIX) and not others
+    if set(packages) - {"inspect_ai"} or not registry_name:
+        return False
+    if registry_name.startswith(TASK_PREFIX):
+        return True
+    from tombench.kit.evals import task_names
+
+    return registry_name in task_names() and not task_file
 
 
 def task_name(registry_name: str | None, task: str) -> str:
@@ -178,7 +186,7 @@ def _rankable_log(path: str | Path) -> Any:
 
     header = read_eval_log(str(path), header_only=True)
     spec = header.eval
-    if not is_tombench_task(spec.task_registry_name, spec.packages):
+    if not is_tombench_task(spec.task_registry_name, spec.packages, spec.task_file):
         name = spec.task_registry_name or spec.task
         raise LogError(f"{path}: task {name!r} is not a tombench task (only tasks registered as `tombench/...` by "
                        "the tombench package are ranked)")
