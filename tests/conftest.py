@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 import huggingface_hub.constants  # noqa: F401
 import pytest
 
+from tests.parallel import FileScheduling, heaviest_first
 from tests.slow_tests import listed
 
 if TYPE_CHECKING:
@@ -52,6 +53,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
                 item.add_marker(pytest.mark.skip(reason=reason))
         if "local_model" in item.keywords and item.get_closest_marker("timeout") is None:
             item.add_marker(pytest.mark.timeout(LOCAL_MODEL_TIMEOUT))
+    if hasattr(config, "workerinput"):  # a pytest-xdist worker: the order its units are handed out in
+        heaviest_first(items, slow)
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: unknown to a run without it
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> FileScheduling:
+    """Under `pytest -n`: whole files per worker, the real-model files together (tests/parallel.py)."""
+    return FileScheduling(config, log)
 
 
 #: the first real-model test that ran out of time: the local server is then likely stuck, and every later real-model
