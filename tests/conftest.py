@@ -135,7 +135,7 @@ def pytest_terminal_summary(terminalreporter, exitstatus: int, config: pytest.Co
 
 
 @pytest.fixture(scope="session")
-def local_model_server() -> Iterator[LocalServer]:
+def local_model_server(request: pytest.FixtureRequest) -> Iterator[LocalServer]:
     """The packaged SmolLM2-135M served by llama.cpp on 127.0.0.1 and a free port, for the whole session.
 
     Tests marked `local_model` use it; they run by default (CI installs the `local` extra and the model). When either
@@ -146,7 +146,9 @@ def local_model_server() -> Iterator[LocalServer]:
 
     with contextlib.ExitStack() as stack:
         try:
-            server = stack.enter_context(local_server())
+            # under `pytest -n` the other worker keeps the second core busy: one thread, not two spinning on one core
+            threads = 1 if hasattr(request.config, "workerinput") else None
+            server = stack.enter_context(local_server(n_threads=threads))
         except LocalModelUnavailable as exc:
             pytest.skip(f"local model not available: {exc}")
         except ServerStartError as exc:

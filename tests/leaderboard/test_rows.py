@@ -132,6 +132,9 @@ def test_only_tombench_tasks_are_ranked(tmp_path):
     # a task object of the package, evaluated where Inspect resolved no distribution for it: its bare name
     assert is_tombench_task("exploretom_adversarial", {"inspect_ai": "0.3"})
     assert not is_tombench_task("exploretom_adversarial", {"inspect_ai": "0.3"}, task_file="mine.py")  # borrowed
+    # ... or loaded by Inspect as a file of the checkout
+    assert is_tombench_task("exploretom_adversarial", {"inspect_ai": "0.3"},
+                            task_file="tombench/tasks/exploretom/adversarial.py")
     assert not is_tombench_task("exploretom_adversarial", {"inspect_ai": "0.3", "someone_else": "1.0"})
     assert not is_tombench_task("my_task", {"inspect_ai": "0.3"})
 

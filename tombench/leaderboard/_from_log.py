@@ -93,8 +93,8 @@ def is_tombench_task(registry_name: str | None, packages: dict[str, str] | None,
     the name it was registered under. Both depend on how Inspect resolved the package in the process that ran the
     eval: a task object evaluated in Python from an editable checkout may log its bare name (`exploretom_random`)
     and no distribution. Such a log is the package's task when its name is one of the package's tasks, no other
-    distribution is named and it was not read from a file (`task_file`: a task file of someone else's that borrows
-    the name). A task another installed package registers under a borrowed `tombench/` name is refused.
+    distribution is named and it was not read from someone else's file (`task_file`: Inspect names the package's own
+    module file when it loaded it from a checkout as a file; another file borrowing the name is refused). A task another installed package registers under a borrowed `tombench/` name is refused.
     """
     packages = packages or {}
     if PACKAGE in packages:
@@ -105,7 +105,14 @@ def is_tombench_task(registry_name: str | None, packages: dict[str, str] | None,
         return True
     from tombench.kit.evals import task_names
 
-    return registry_name in task_names() and not task_file
+    return registry_name in task_names() and (not task_file or _package_task_file(task_file))
+
+
+def _package_task_file(task_file: str) -> bool:
+    """Whether a log's task file is one of the package's own task modules (`tombench/tasks/<eval>/<module>.py`,
+    as Inspect records it when it loaded the module from a checkout as a file)."""
+    parts = Path(task_file).parts
+    return task_file.endswith(".py") and any(parts[i:i + 2] == ("tombench", "tasks") for i in range(len(parts)))
 
 
 def task_name(registry_name: str | None, task: str) -> str:
