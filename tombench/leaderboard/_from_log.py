@@ -94,7 +94,8 @@ def is_tombench_task(registry_name: str | None, packages: dict[str, str] | None,
     eval: a task object evaluated in Python from an editable checkout may log its bare name (`exploretom_random`)
     and no distribution. Such a log is the package's task when its name is one of the package's tasks, no other
     distribution is named and it was not read from someone else's file (`task_file`: Inspect names the package's own
-    module file when it loaded it from a checkout as a file; another file borrowing the name is refused). A task another installed package registers under a borrowed `tombench/` name is refused.
+    module file when it loaded it from a checkout as a file; another file borrowing the name is refused). A task
+    another installed package registers under a borrowed `tombench/` name is refused.
     """
     packages = packages or {}
     if PACKAGE in packages:
